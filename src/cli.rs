@@ -1,0 +1,107 @@
+//! The command line, with clap's derive API. No clap type leaves this file: [`parse`] turns
+//! the arguments into a plain [`Command`] for `main` to run.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use errata::load::{Kind, Severity};
+
+#[derive(Parser)]
+#[command(name = "errata", version, about = "Build and search an encyclopedia of ML-training failures", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: CliCommand,
+}
+
+#[derive(Subcommand)]
+enum CliCommand {
+    /// Load, check, link and render the site into the output folder (atomically)
+    Build {
+        #[command(flatten)]
+        site: SiteArgs,
+        /// Output folder [default: <root>/public]
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Override `base_url` from errata.yaml (e.g. https://example.org/errata/)
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+    /// Everything `build` does except writing: report every problem and exit 1 if any
+    Check {
+        #[command(flatten)]
+        site: SiteArgs,
+    },
+    /// Write a new entry with every front-matter key present and commented
+    New {
+        /// The entry's title, e.g. "NCCL Watchdog Timeout"
+        title: String,
+        /// A key of `categories` in errata.yaml
+        #[arg(long, short)]
+        category: String,
+        /// The URL name [default: the title in kebab-case]
+        #[arg(long)]
+        slug: Option<String>,
+        #[arg(long, value_enum, default_value_t = SeverityArg::Medium)]
+        severity: SeverityArg,
+        #[arg(long, value_enum, default_value_t = KindArg::Failure)]
+        kind: KindArg,
+        /// The site folder (holding errata.yaml)
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct SiteArgs {
+    /// The site folder (holding errata.yaml and content/)
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// Include entries marked `draft: true`
+    #[arg(long)]
+    drafts: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SeverityArg {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum KindArg {
+    Failure,
+    Guide,
+}
+
+/// What the user asked for, in the library's terms.
+pub enum Command {
+    Build { root: PathBuf, drafts: bool, output: Option<PathBuf>, base_url: Option<String> },
+    Check { root: PathBuf, drafts: bool },
+    New { root: PathBuf, title: String, category: String, slug: Option<String>, severity: Severity, kind: Kind },
+}
+
+pub fn parse() -> Command {
+    match Cli::parse().command {
+        CliCommand::Build { site, output, base_url } => Command::Build { root: site.root, drafts: site.drafts, output, base_url },
+        CliCommand::Check { site } => Command::Check { root: site.root, drafts: site.drafts },
+        CliCommand::New { title, category, slug, severity, kind, root } => Command::New {
+            root,
+            title,
+            category,
+            slug,
+            severity: match severity {
+                SeverityArg::Low => Severity::Low,
+                SeverityArg::Medium => Severity::Medium,
+                SeverityArg::High => Severity::High,
+                SeverityArg::Critical => Severity::Critical,
+            },
+            kind: match kind {
+                KindArg::Failure => Kind::Failure,
+                KindArg::Guide => Kind::Guide,
+            },
+        },
+    }
+}

@@ -1,0 +1,220 @@
+//! Problems found in content, and how they are shown.
+//!
+//! Every stage reports content problems as [`Problem`]s: a file, a 1-based line and column, a
+//! message and an optional hint. This module turns them into the one-line form editors and CI
+//! parse (`error: content/x.md:7:3: message`), a source snippet with a caret (codespan-reporting),
+//! and GitHub Actions annotations. It never decides what is wrong, only how to say it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use codespan_reporting::diagnostic::{Diagnostic, Label};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term;
+
+/// How bad a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Error,
+    Warning,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+        })
+    }
+}
+
+/// One problem at one place in one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub level: Level,
+    /// The file as the user names it: relative to the site root where possible.
+    pub file: PathBuf,
+    /// 1-based; 0 when the problem is about the whole file.
+    pub line: usize,
+    /// 1-based; 0 when unknown.
+    pub column: usize,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl Problem {
+    pub fn error(file: impl Into<PathBuf>, line: usize, column: usize, message: impl Into<String>) -> Self {
+        Problem { level: Level::Error, file: file.into(), line, column, message: message.into(), hint: None }
+    }
+
+    pub fn warning(file: impl Into<PathBuf>, line: usize, column: usize, message: impl Into<String>) -> Self {
+        Problem { level: Level::Warning, ..Problem::error(file, line, column, message) }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    fn sort_key(&self) -> (&Path, usize, usize, Level, &str) {
+        (&self.file, self.line, self.column, self.level, &self.message)
+    }
+}
+
+impl fmt::Display for Problem {
+    /// `error: content/memory/x.md:7:3: unknown field `severty`, did you mean `severity`?`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.level, self.file.display())?;
+        if self.line > 0 {
+            write!(f, ":{}", self.line)?;
+            if self.column > 0 {
+                write!(f, ":{}", self.column)?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Sorts problems into a stable order (file, line, column) and drops exact repeats.
+pub fn sort_problems(problems: &mut Vec<Problem>) {
+    problems.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    problems.dedup();
+}
+
+/// The text of each content file, kept so problems can quote their line.
+#[derive(Debug, Default, Clone)]
+pub struct Sources {
+    texts: BTreeMap<PathBuf, String>,
+}
+
+impl Sources {
+    pub fn insert(&mut self, file: PathBuf, text: String) {
+        self.texts.insert(file, text);
+    }
+
+    pub fn get(&self, file: &Path) -> Option<&str> {
+        self.texts.get(file).map(String::as_str)
+    }
+}
+
+/// Renders a problem: the one-line header, then (when the source is known and the problem has
+/// a line) the source line with a caret under the column, then the hint.
+pub fn render(problem: &Problem, sources: &Sources) -> String {
+    let header = problem.to_string();
+    let Some(text) = sources.get(&problem.file).filter(|_| problem.line > 0) else {
+        return match &problem.hint {
+            Some(hint) => format!("{header}\n  = hint: {hint}\n"),
+            None => format!("{header}\n"),
+        };
+    };
+    let mut files = SimpleFiles::new();
+    let id = files.add(problem.file.display().to_string(), text);
+    let range = byte_range(text, problem.line, problem.column);
+    let diagnostic = match problem.level {
+        Level::Error => Diagnostic::error(),
+        Level::Warning => Diagnostic::warning(),
+    }
+    .with_message(format!("{}: {}", location(problem), problem.message))
+    .with_labels(vec![Label::primary(id, range)])
+    .with_notes(problem.hint.iter().map(|h| format!("hint: {h}")).collect());
+    let config = term::Config::default();
+    term::emit_into_string(&config, &files, &diagnostic).unwrap_or_else(|_| format!("{header}\n"))
+}
+
+fn location(problem: &Problem) -> String {
+    let mut s = problem.file.display().to_string();
+    if problem.line > 0 {
+        s.push_str(&format!(":{}", problem.line));
+        if problem.column > 0 {
+            s.push_str(&format!(":{}", problem.column));
+        }
+    }
+    s
+}
+
+/// The byte range a caret covers: from the column to the end of the word there (at least one
+/// character), clamped to the line.
+fn byte_range(text: &str, line: usize, column: usize) -> std::ops::Range<usize> {
+    let mut start = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let content = l.trim_end_matches(['\n', '\r']);
+            let col = column.saturating_sub(1);
+            let offset = content.char_indices().nth(col).map(|(b, _)| b).unwrap_or(content.len());
+            let rest = &content[offset..];
+            let word = rest.find(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == ']').unwrap_or(rest.len());
+            let len = word.max(rest.chars().next().map(char::len_utf8).unwrap_or(0));
+            return start + offset..start + offset + len;
+        }
+        start += l.len();
+    }
+    text.len()..text.len()
+}
+
+/// A GitHub Actions workflow command for the problem (`::error file=..,line=..,col=..::msg`).
+pub fn github_annotation(problem: &Problem) -> String {
+    let kind = match problem.level {
+        Level::Error => "error",
+        Level::Warning => "warning",
+    };
+    let mut message = problem.message.clone();
+    if let Some(hint) = &problem.hint {
+        message.push_str(&format!(" (hint: {hint})"));
+    }
+    let escape_data = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    let escape_prop = |s: &str| escape_data(s).replace(':', "%3A").replace(',', "%2C");
+    let mut props = format!("file={}", escape_prop(&problem.file.display().to_string()));
+    if problem.line > 0 {
+        props.push_str(&format!(",line={}", problem.line));
+    }
+    if problem.column > 0 {
+        props.push_str(&format!(",col={}", problem.column));
+    }
+    format!("::{kind} {props}::{}", escape_data(&message))
+}
+
+/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_form() {
+        let p = Problem::error("content/memory/x.md", 7, 3, "unknown field `severty`");
+        assert_eq!(p.to_string(), "error: content/memory/x.md:7:3: unknown field `severty`");
+    }
+
+    #[test]
+    fn snippet_shows_line_and_hint() {
+        let mut sources = Sources::default();
+        sources.insert("a.md".into(), "---\ntitle: x\nseverty: high\n---\n".into());
+        let p = Problem::error("a.md", 3, 1, "unknown field `severty`").with_hint("did you mean `severity`?");
+        let out = render(&p, &sources);
+        assert!(out.contains("a.md:3:1: unknown field"), "{out}");
+        assert!(out.contains("severty: high"), "{out}");
+        assert!(out.contains("^^^^^^^"), "{out}");
+        assert!(out.contains("hint: did you mean `severity`?"), "{out}");
+    }
+
+    #[test]
+    fn annotation_escapes() {
+        let p = Problem::error("a,b.md", 2, 0, "bad: 100%\nnext");
+        assert_eq!(github_annotation(&p), "::error file=a%2Cb.md,line=2::bad: 100%25%0Anext");
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(did_you_mean("severty", ["title", "severity", "summary"]), Some("severity"));
+        assert_eq!(did_you_mean("zzz", ["title", "severity"]), None);
+    }
+}

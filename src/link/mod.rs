@@ -1,0 +1,221 @@
+//! The link stage: checked entries in, a [`Site`] (a checked graph) out.
+//!
+//! Takes the load stage's entries and config. Makes sure slugs are unique (a duplicate names
+//! both files; slugs that differ only by case are one URL on macOS and Windows, so they clash
+//! too), categories exist in `errata.yaml`, `related` slugs and `[text](@/slug)` links point
+//! at entries, and builds the tag and category maps and each entry's related list (explicit
+//! first, then by shared tags and category, at most [`MAX_RELATED`]). Every problem is
+//! collected; an entry with a problem still links, so later stages can report theirs too.
+
+mod links;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+pub use links::{internal_links, parse_target, InternalLink};
+
+use crate::diagnostic::{did_you_mean, Problem};
+use crate::load::{Config, Entry, Slug, Tag};
+
+/// How many related entries a page lists.
+pub const MAX_RELATED: usize = 6;
+
+/// A category of the config with the entries in it.
+#[derive(Debug, Clone)]
+pub struct Category {
+    pub key: String,
+    pub title: String,
+    pub description: String,
+    /// Indices into [`Site::entries`], sorted by title.
+    pub entries: Vec<usize>,
+}
+
+/// The whole site as a checked graph. Entries are sorted by slug; every index is into `entries`.
+#[derive(Debug)]
+pub struct Site {
+    pub config: Config,
+    pub entries: Vec<Entry>,
+    pub by_slug: HashMap<Slug, usize>,
+    /// Each tag with its entries, sorted by title.
+    pub tags: BTreeMap<Tag, Vec<usize>>,
+    pub categories: Vec<Category>,
+    /// For each entry, its related entries in display order.
+    pub related: Vec<Vec<usize>>,
+}
+
+impl Site {
+    /// The page URL of an entry relative to the site root: `memory/cuda-oom/`.
+    pub fn entry_url(&self, index: usize) -> String {
+        let e = &self.entries[index];
+        format!("{}/{}/", e.category, e.slug)
+    }
+
+    pub fn tag_url(tag: &Tag) -> String {
+        format!("tags/{tag}/")
+    }
+
+    pub fn category_url(key: &str) -> String {
+        format!("{key}/")
+    }
+
+    pub fn category(&self, key: &str) -> Option<&Category> {
+        self.categories.iter().find(|c| c.key == key)
+    }
+}
+
+/// Links the entries. Problems are appended to `problems`.
+pub fn link(config: Config, mut entries: Vec<Entry>, problems: &mut Vec<Problem>) -> Site {
+    entries.sort_by(|a, b| a.slug.cmp(&b.slug).then_with(|| a.file.cmp(&b.file)));
+    check_duplicates(&mut entries, problems);
+    let by_slug: HashMap<Slug, usize> = entries.iter().enumerate().map(|(i, e)| (e.slug.clone(), i)).collect();
+
+    let mut categories: Vec<Category> = config
+        .categories
+        .iter()
+        .map(|(key, c)| Category { key: key.clone(), title: c.title.clone(), description: c.description.clone(), entries: Vec::new() })
+        .collect();
+    let category_index: HashMap<&str, usize> = config.categories.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+    let mut tags: BTreeMap<Tag, Vec<usize>> = BTreeMap::new();
+    for (i, entry) in entries.iter().enumerate() {
+        match category_index.get(entry.category.as_str()) {
+            Some(&c) => categories[c].entries.push(i),
+            None => {
+                let (line, column) = entry.spans.value("category", &entry.category);
+                let known: Vec<&str> = config.categories.keys().map(String::as_str).collect();
+                let hint = match did_you_mean(&entry.category, known.iter().copied()) {
+                    Some(m) => format!("did you mean `{m}`?"),
+                    None => format!("categories in errata.yaml: {}", known.join(", ")),
+                };
+                problems.push(
+                    Problem::error(&entry.file, line, column, format!("unknown category `{}`", entry.category)).with_hint(hint),
+                );
+            }
+        }
+        for tag in &entry.tags {
+            tags.entry(tag.clone()).or_default().push(i);
+        }
+        check_references(entry, &by_slug, problems);
+    }
+    let by_title = |list: &mut Vec<usize>| list.sort_by(|&a, &b| entries[a].title.cmp(&entries[b].title).then(a.cmp(&b)));
+    for c in &mut categories {
+        by_title(&mut c.entries);
+    }
+    for list in tags.values_mut() {
+        by_title(list);
+    }
+    let related = related_entries(&entries, &by_slug, &tags, &categories, &category_index);
+    Site { config, entries, by_slug, tags, categories, related }
+}
+
+/// Two entries with one slug (or file names that differ only by case) would write one page.
+/// Reports each file, naming the other, and keeps only the first so links still resolve.
+fn check_duplicates(entries: &mut Vec<Entry>, problems: &mut Vec<Problem>) {
+    let mut first: HashMap<Slug, usize> = HashMap::new();
+    let mut drop = BTreeSet::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(&j) = first.get(&e.slug) {
+            let other = &entries[j];
+            let hint = "slugs must be unique; file names that differ only by case give one URL on macOS and Windows";
+            for (this, that) in [(other, e), (e, other)] {
+                let (line, column) = this.spans.key("slug");
+                problems.push(
+                    Problem::error(&this.file, line, column, format!("duplicate slug `{}`, also used by {}", this.slug, that.file.display()))
+                        .with_hint(hint),
+                );
+            }
+            drop.insert(i);
+        } else {
+            first.insert(e.slug.clone(), i);
+        }
+    }
+    let mut i = 0;
+    entries.retain(|_| {
+        i += 1;
+        !drop.contains(&(i - 1))
+    });
+}
+
+fn check_references(entry: &Entry, by_slug: &HashMap<Slug, usize>, problems: &mut Vec<Problem>) {
+    let suggest = |slug: &str| {
+        did_you_mean(slug, by_slug.keys().map(Slug::as_str))
+            .map(|s| format!("did you mean `{s}`?"))
+            .unwrap_or_else(|| "related and `@/` links name an entry's slug (its file name without .md)".into())
+    };
+    for r in &entry.related {
+        let (line, column) = entry.spans.value("related", r.as_str());
+        if r == &entry.slug {
+            problems.push(Problem::error(&entry.file, line, column, format!("entry lists itself as related (`{r}`)")));
+        } else if !by_slug.contains_key(r) {
+            problems.push(Problem::error(&entry.file, line, column, format!("unknown related entry `{r}`")).with_hint(suggest(r.as_str())));
+        }
+    }
+    for link in internal_links(&entry.body) {
+        if Slug::parse(&link.slug).ok().filter(|s| by_slug.contains_key(s)).is_none() {
+            problems.push(
+                Problem::error(
+                    &entry.file,
+                    entry.body_line + link.line - 1,
+                    link.column,
+                    format!("link to a missing entry `@/{}`", link.slug),
+                )
+                .with_hint(suggest(&link.slug)),
+            );
+        }
+    }
+}
+
+/// Explicit `related` first, then the entries sharing the most tags (same category breaking
+/// ties), then the rest of the category. Candidates come from the tag map, so the cost grows
+/// with the size of each entry's tag neighbourhood, not with the square of the site.
+fn related_entries(
+    entries: &[Entry],
+    by_slug: &HashMap<Slug, usize>,
+    tags: &BTreeMap<Tag, Vec<usize>>,
+    categories: &[Category],
+    category_index: &HashMap<&str, usize>,
+) -> Vec<Vec<usize>> {
+    use rayon::prelude::*;
+    (0..entries.len())
+        .into_par_iter()
+        .map(|i| {
+            let entry = &entries[i];
+            let mut out: Vec<usize> = Vec::with_capacity(MAX_RELATED);
+            for r in &entry.related {
+                if let Some(&j) = by_slug.get(r) {
+                    if j != i && !out.contains(&j) && out.len() < MAX_RELATED {
+                        out.push(j);
+                    }
+                }
+            }
+            if out.len() < MAX_RELATED {
+                let mut shared: HashMap<usize, u32> = HashMap::new();
+                for tag in &entry.tags {
+                    for &j in tags.get(tag).map(Vec::as_slice).unwrap_or_default() {
+                        if j != i {
+                            *shared.entry(j).or_default() += 1;
+                        }
+                    }
+                }
+                let mut scored: Vec<(u32, bool, usize)> = shared
+                    .into_iter()
+                    .filter(|(j, _)| !out.contains(j))
+                    .map(|(j, n)| (n, entries[j].category == entry.category, j))
+                    .collect();
+                scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then_with(|| entries[a.2].slug.cmp(&entries[b.2].slug)));
+                out.extend(scored.into_iter().take(MAX_RELATED - out.len()).map(|(_, _, j)| j));
+            }
+            if out.len() < MAX_RELATED {
+                if let Some(&c) = category_index.get(entry.category.as_str()) {
+                    for &j in &categories[c].entries {
+                        if out.len() >= MAX_RELATED {
+                            break;
+                        }
+                        if j != i && !out.contains(&j) {
+                            out.push(j);
+                        }
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}

@@ -1,0 +1,120 @@
+//! The site configuration, `errata.yaml`.
+//!
+//! Takes the file's text; yields a [`Config`] with the site title, base URL, categories (in
+//! the order written) and the repository used for edit links. Unknown keys are refused with a
+//! suggestion, like the front matter.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+use super::front_matter::ParseFailure;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default = "default_base_url")]
+    pub base_url: String,
+    #[serde(default = "default_language")]
+    pub language: String,
+    /// e.g. `https://github.com/org/errata`; edit links point at `{repository}/edit/{branch}/{file}`.
+    #[serde(default)]
+    pub repository: Option<String>,
+    #[serde(default = "default_branch")]
+    pub branch: String,
+    /// A folder under `themes/` of the site; templates there override the built-in theme.
+    #[serde(default = "default_theme")]
+    pub theme: String,
+    pub categories: IndexMap<String, CategoryConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CategoryConfig {
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+const CONFIG_FIELDS: [&str; 8] = ["title", "description", "base_url", "language", "repository", "branch", "theme", "categories"];
+
+/// Names a category cannot take, because the site's own pages live there.
+pub const RESERVED_PATHS: [&str; 5] = ["tags", "failures", "search", "static", "entries"];
+
+fn default_base_url() -> String {
+    "http://127.0.0.1:1111/".into()
+}
+fn default_language() -> String {
+    "en".into()
+}
+fn default_branch() -> String {
+    "main".into()
+}
+fn default_theme() -> String {
+    "default".into()
+}
+
+impl Config {
+    pub fn parse(text: &str) -> Result<Config, ParseFailure> {
+        let config: Config = serde_yaml_ng::from_str(text).map_err(|e| {
+            let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+            let raw = e.to_string();
+            let message = raw.split(" at line ").next().unwrap_or(&raw).to_owned();
+            let hint = message
+                .strip_prefix("unknown field `")
+                .and_then(|rest| rest.split('`').next())
+                .and_then(|field| crate::diagnostic::did_you_mean(field, CONFIG_FIELDS))
+                .map(|s| format!("did you mean `{s}`?"));
+            ParseFailure { line, column, message, hint }
+        })?;
+        for key in config.categories.keys() {
+            let clean = super::types::kebab(key);
+            if &clean != key || RESERVED_PATHS.contains(&key.as_str()) {
+                let line = text.lines().position(|l| l.trim_start().starts_with(&format!("{key}:"))).map_or(1, |i| i + 1);
+                return Err(ParseFailure {
+                    line,
+                    column: 1,
+                    message: format!("category key `{key}` cannot be used"),
+                    hint: Some(if RESERVED_PATHS.contains(&key.as_str()) {
+                        format!("`{key}` is a path of the site itself; reserved: {}", RESERVED_PATHS.join(", "))
+                    } else {
+                        format!("category keys are kebab-case, e.g. `{clean}`")
+                    }),
+                });
+            }
+        }
+        Ok(config)
+    }
+
+    /// The base URL with exactly one trailing slash.
+    pub fn base_url(&self) -> String {
+        format!("{}/", self.base_url.trim_end_matches('/'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_keeps_category_order() {
+        let c = Config::parse("title: t\ncategories:\n  zeta: {title: Z}\n  alpha: {title: A}\n").unwrap();
+        assert_eq!(c.categories.keys().collect::<Vec<_>>(), ["zeta", "alpha"]);
+        assert_eq!(c.base_url(), "http://127.0.0.1:1111/");
+    }
+
+    #[test]
+    fn unknown_key_suggests() {
+        let e = Config::parse("title: t\nbase_ulr: x\ncategories: {}\n").unwrap_err();
+        assert_eq!(e.hint.as_deref(), Some("did you mean `base_url`?"));
+        assert_eq!(e.line, 2);
+    }
+
+    #[test]
+    fn reserved_category() {
+        let e = Config::parse("title: t\ncategories:\n  tags: {title: T}\n").unwrap_err();
+        assert_eq!(e.line, 3);
+    }
+}

@@ -1,0 +1,365 @@
+//! Splitting a content file into front matter and body, and parsing the front matter.
+//!
+//! Takes the raw bytes of one file; yields a [`RawFrontMatter`] (the YAML as written, unknown
+//! keys refused) plus the body and the positions of keys ([`Spans`]) so later checks can point
+//! at a line. Tolerates a UTF-8 BOM and CRLF or mixed line endings. Rejects non-UTF-8 text,
+//! empty files, a missing or unterminated `---` block and YAML errors, each with a position.
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+/// The front matter exactly as an author writes it. Only `deny_unknown_fields` and YAML types
+/// are enforced here; values are checked when it becomes an [`super::Entry`].
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFrontMatter {
+    pub title: Option<String>,
+    pub slug: Option<String>,
+    pub category: Option<String>,
+    pub severity: Option<String>,
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub signatures: Vec<String>,
+    pub fingerprint: Option<String>,
+    #[serde(default)]
+    pub symptoms: Vec<RawSymptom>,
+    #[serde(default)]
+    pub root_causes: Vec<String>,
+    pub fix: Option<String>,
+    #[serde(default)]
+    pub affects: Vec<String>,
+    #[serde(default)]
+    pub confirm: Vec<String>,
+    #[serde(default)]
+    pub related: Vec<String>,
+    #[serde(default)]
+    pub references: Vec<RawReference>,
+    pub updated: Option<NaiveDate>,
+    #[serde(default)]
+    pub draft: bool,
+}
+
+/// Every key the front matter accepts, in the order `errata new` writes them.
+pub const FIELDS: [&str; 18] = [
+    "title",
+    "slug",
+    "category",
+    "severity",
+    "kind",
+    "tags",
+    "summary",
+    "signatures",
+    "fingerprint",
+    "symptoms",
+    "root_causes",
+    "fix",
+    "affects",
+    "confirm",
+    "related",
+    "references",
+    "updated",
+    "draft",
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSymptom {
+    pub symptom: String,
+    pub why: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReference {
+    pub title: String,
+    pub url: String,
+}
+
+/// Why a file could not be split or parsed, with a 1-based position in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseFailure {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl ParseFailure {
+    fn new(line: usize, column: usize, message: impl Into<String>, hint: Option<&str>) -> Self {
+        ParseFailure { line, column, message: message.into(), hint: hint.map(str::to_owned) }
+    }
+}
+
+/// A file cut in two. `text` is the whole file as UTF-8 with line endings normalised to `\n`
+/// and the BOM removed, so line numbers match what the author sees.
+#[derive(Debug)]
+pub struct Split {
+    pub text: String,
+    /// The YAML between the fences.
+    pub yaml: std::ops::Range<usize>,
+    /// The Markdown after the closing fence.
+    pub body: std::ops::Range<usize>,
+    /// 1-based line of the first YAML line.
+    pub yaml_line: usize,
+    /// 1-based line of the first body line.
+    pub body_line: usize,
+}
+
+/// Decodes and normalises a file's bytes.
+pub fn decode(bytes: &[u8]) -> Result<String, ParseFailure> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let valid = &bytes[..e.valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let column = String::from_utf8_lossy(&valid[line_start..]).chars().count() + 1;
+        ParseFailure::new(line, column, "file is not valid UTF-8", Some("save the file as UTF-8"))
+    })?;
+    Ok(if text.contains('\r') { text.replace("\r\n", "\n").replace('\r', "\n") } else { text.to_owned() })
+}
+
+/// Finds the `---` fences.
+pub fn split(text: String) -> Result<Split, ParseFailure> {
+    if text.trim().is_empty() {
+        return Err(ParseFailure::new(
+            1,
+            1,
+            "file is empty",
+            Some("an entry starts with a `---` line, its front matter, and a closing `---` line"),
+        ));
+    }
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next().unwrap_or_default();
+    if first.trim_end() != "---" {
+        return Err(ParseFailure::new(
+            1,
+            1,
+            "missing front matter: the file must start with a `---` line",
+            Some("add `---`, the front matter (title, category, severity, summary...) and a closing `---`"),
+        ));
+    }
+    let yaml_start = first.len();
+    let mut offset = yaml_start;
+    for (i, line) in lines.enumerate() {
+        let trimmed = line.trim_end();
+        if trimmed == "---" || trimmed == "..." {
+            let body_start = offset + line.len();
+            return Ok(Split {
+                yaml: yaml_start..offset,
+                body: body_start..text.len(),
+                yaml_line: 2,
+                body_line: i + 3,
+                text,
+            });
+        }
+        offset += line.len();
+    }
+    Err(ParseFailure::new(
+        1,
+        1,
+        "front matter is not closed",
+        Some("end the front matter with a line holding only `---`"),
+    ))
+}
+
+/// Parses the YAML of a split file. A YAML error is reported at its own line and column.
+pub fn parse(split: &Split) -> Result<RawFrontMatter, ParseFailure> {
+    let yaml = &split.text[split.yaml.clone()];
+    if yaml.trim().is_empty() {
+        return Err(ParseFailure::new(
+            split.yaml_line.saturating_sub(1),
+            1,
+            "front matter is empty",
+            Some("required: title, category, severity, summary"),
+        ));
+    }
+    serde_yaml_ng::from_str::<Option<RawFrontMatter>>(yaml)
+        .map_err(|e| yaml_failure(&e, split.yaml_line))?
+        .ok_or_else(|| ParseFailure::new(split.yaml_line, 1, "front matter is empty", None))
+}
+
+fn yaml_failure(error: &serde_yaml_ng::Error, first_line: usize) -> ParseFailure {
+    let (line, column) = error
+        .location()
+        .map(|l| (l.line() + first_line - 1, l.column()))
+        .unwrap_or((first_line, 1));
+    let raw = error.to_string();
+    // serde_yaml appends " at line N column M"; the position is reported separately.
+    let message = match raw.find(" at line ") {
+        Some(i) => raw[..i].to_owned(),
+        None => raw,
+    };
+    if let Some(field) = between(&message, "unknown field `", "`") {
+        let candidates: &[&str] = if message.contains("`symptom`") {
+            &["symptom", "why"]
+        } else if message.contains("`url`") {
+            &["title", "url"]
+        } else {
+            &FIELDS
+        };
+        let hint = match crate::diagnostic::did_you_mean(field, candidates.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("known fields: {}", candidates.join(", ")),
+        };
+        return ParseFailure::new(line, column, format!("unknown field `{field}`"), Some(&hint));
+    }
+    if message.contains("repetition limit exceeded") || message.contains("recursion limit exceeded") {
+        return ParseFailure::new(
+            line,
+            column,
+            "front matter expands too far (YAML aliases or nesting)",
+            Some("front matter needs no anchors or aliases; write the values out"),
+        );
+    }
+    if message.starts_with("updated") || message.contains("premature end of input") || message.contains("input contains invalid characters") {
+        return ParseFailure::new(line, column, message, Some("dates are written YYYY-MM-DD, e.g. `updated: 2026-11-29`"));
+    }
+    let hint = if message.contains("mapping values are not allowed") {
+        Some("a value that contains `: ` must be quoted")
+    } else if message.contains("invalid type") {
+        Some("check the field's type: text, a list `[a, b]`, or a list of `key: value` items")
+    } else {
+        None
+    };
+    ParseFailure::new(line, column, message, hint)
+}
+
+fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let from = s.find(start)? + start.len();
+    let len = s[from..].find(end)?;
+    Some(&s[from..from + len])
+}
+
+/// Where top-level keys and their values sit in the file, for problems found after parsing.
+#[derive(Debug, Clone, Default)]
+pub struct Spans {
+    /// (key, 1-based line, line text) for each top-level key, in file order.
+    keys: Vec<(String, usize)>,
+    lines: Vec<(usize, String)>,
+    end_line: usize,
+}
+
+impl Spans {
+    pub fn of(split: &Split) -> Spans {
+        let mut spans = Spans::default();
+        let yaml = &split.text[split.yaml.clone()];
+        for (i, line) in yaml.lines().enumerate() {
+            let number = split.yaml_line + i;
+            if let Some(key) = top_level_key(line) {
+                spans.keys.push((key.to_owned(), number));
+            }
+            spans.lines.push((number, line.to_owned()));
+        }
+        spans.end_line = split.yaml_line + yaml.lines().count();
+        spans
+    }
+
+    /// Line and column of a top-level key, or of the opening fence when the key is absent.
+    pub fn key(&self, key: &str) -> (usize, usize) {
+        self.keys.iter().find(|(k, _)| k == key).map_or((1, 1), |(_, line)| (*line, 1))
+    }
+
+    /// Line and column of `needle` inside the value of `key` (the key's line and the
+    /// indented lines under it); the key's position if not found.
+    pub fn value(&self, key: &str, needle: &str) -> (usize, usize) {
+        let Some(index) = self.keys.iter().position(|(k, _)| k == key) else {
+            return (1, 1);
+        };
+        let start = self.keys[index].1;
+        let end = self.keys.get(index + 1).map_or(self.end_line, |(_, l)| *l);
+        for (number, text) in self.lines.iter().filter(|(n, _)| *n >= start && *n < end) {
+            let search_from = if *number == start { key.len() + 1 } else { 0 };
+            if let Some(pos) = text.get(search_from..).and_then(|t| t.find(needle)) {
+                let byte = search_from + pos;
+                return (*number, text[..byte].chars().count() + 1);
+            }
+        }
+        (start, 1)
+    }
+}
+
+fn top_level_key(line: &str) -> Option<&str> {
+    let first = line.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return None;
+    }
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-').then_some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split_str(s: &str) -> Result<Split, ParseFailure> {
+        split(decode(s.as_bytes())?)
+    }
+
+    #[test]
+    fn splits_with_bom_and_crlf() {
+        let s = split_str("\u{feff}---\r\ntitle: A\r\n---\r\nbody\r\n").unwrap();
+        assert_eq!(&s.text[s.yaml.clone()], "title: A\n");
+        assert_eq!(&s.text[s.body.clone()], "body\n");
+        assert_eq!(s.body_line, 4);
+    }
+
+    #[test]
+    fn mixed_line_endings() {
+        let s = split_str("---\ntitle: A\r---\r\nx\ry").unwrap();
+        assert_eq!(&s.text[s.body.clone()], "x\ny");
+    }
+
+    #[test]
+    fn rejects_empty_and_unterminated() {
+        assert_eq!(split_str("").unwrap_err().message, "file is empty");
+        assert_eq!(split_str("---\ntitle: a\n").unwrap_err().message, "front matter is not closed");
+        assert!(split_str("# no front matter").unwrap_err().message.starts_with("missing front matter"));
+    }
+
+    #[test]
+    fn non_utf8_position() {
+        let err = decode(b"---\nti\xfftle").unwrap_err();
+        assert_eq!((err.line, err.column), (2, 3));
+    }
+
+    #[test]
+    fn unknown_field_has_position_and_suggestion() {
+        let s = split_str("---\ntitle: A\nseverty: high\n---\n").unwrap();
+        let err = parse(&s).unwrap_err();
+        assert_eq!(err.message, "unknown field `severty`");
+        assert_eq!((err.line, err.column), (3, 1));
+        assert_eq!(err.hint.as_deref(), Some("did you mean `severity`?"));
+    }
+
+    #[test]
+    fn yaml_error_line_is_file_line() {
+        let s = split_str("---\ntitle: A\nsummary: [unclosed\n---\n").unwrap();
+        let err = parse(&s).unwrap_err();
+        assert!(err.line >= 3, "{err:?}");
+    }
+
+    #[test]
+    fn billion_laughs_is_bounded() {
+        let mut yaml = String::from("---\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        for i in 0..9u8 {
+            let (prev, this) = ((b'a' + i) as char, (b'b' + i) as char);
+            yaml.push_str(&format!("{this}: &{this} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        yaml.push_str("title: *j\n---\n");
+        let s = split_str(&yaml).unwrap();
+        assert!(parse(&s).is_err());
+    }
+
+    #[test]
+    fn spans_find_values() {
+        let s = split_str("---\ntitle: A\ntags: [x, y]\nrelated:\n  - foo\n  - bar\nfix: z\n---\n").unwrap();
+        let spans = Spans::of(&s);
+        assert_eq!(spans.key("tags"), (3, 1));
+        assert_eq!(spans.value("related", "bar"), (6, 5));
+        assert_eq!(spans.value("tags", "y"), (3, 11));
+    }
+}

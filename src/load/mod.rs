@@ -1,0 +1,397 @@
+//! The load stage: the site folder in, checked [`Entry`]s out.
+//!
+//! Reads `errata.yaml` and walks `content/` (Markdown only, hidden files skipped, symlinks
+//! followed only while they stay inside the content folder, loops refused). Each file is split,
+//! its front matter parsed into a [`RawFrontMatter`] and checked into an [`Entry`] with typed
+//! values. Problems in files are collected, never fatal, so one run reports all of them; only a
+//! missing site or config is an error of its own ([`LoadError`]). This is the only stage that
+//! reads the content folder.
+
+pub mod config;
+pub mod front_matter;
+pub mod theme;
+pub mod types;
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+
+pub use config::Config;
+use front_matter::{ParseFailure, RawFrontMatter, Spans, Split};
+pub use types::{Kind, Severity, Slug, Tag};
+
+use crate::diagnostic::{Problem, Sources};
+
+/// A failure entry or guide, checked field by field but not yet against other entries.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The file as shown to the user, relative to the site root (`content/memory/x.md`).
+    pub file: PathBuf,
+    /// The file relative to `content/`, for edit links.
+    pub content_path: String,
+    pub slug: Slug,
+    pub title: String,
+    pub category: String,
+    pub severity: Severity,
+    pub kind: Kind,
+    pub tags: Vec<Tag>,
+    pub summary: String,
+    pub signatures: Vec<String>,
+    pub fingerprint: Option<String>,
+    pub symptoms: Vec<Symptom>,
+    pub root_causes: Vec<String>,
+    pub fix: Option<String>,
+    pub affects: Vec<String>,
+    pub confirm: Vec<String>,
+    pub related: Vec<Slug>,
+    pub references: Vec<Reference>,
+    pub updated: Option<NaiveDate>,
+    pub draft: bool,
+    pub body: String,
+    /// 1-based line of the body's first line in the file.
+    pub body_line: usize,
+    pub spans: Spans,
+}
+
+#[derive(Debug, Clone)]
+pub struct Symptom {
+    pub symptom: String,
+    pub why: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Reference {
+    pub title: String,
+    pub url: String,
+}
+
+/// What the load stage yields: everything that parsed, and every problem found on the way.
+#[derive(Debug)]
+pub struct Loaded {
+    pub root: PathBuf,
+    pub config: Config,
+    pub entries: Vec<Entry>,
+    pub problems: Vec<Problem>,
+    pub sources: Sources,
+    /// The site's own theme folder, when it has one.
+    pub theme_dir: Option<PathBuf>,
+    /// The built-in theme overlaid by the site's own.
+    pub theme: theme::ThemeFiles,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("no site at {root}: `errata.yaml` is missing (run errata in a site folder or pass --root)")]
+    NoConfig { root: PathBuf },
+    #[error("cannot read {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}", .problem)]
+    BadConfig { problem: Problem, sources: Sources },
+    #[error("the content folder {path} does not exist")]
+    NoContent { path: PathBuf },
+    #[error(transparent)]
+    Theme(#[from] theme::ThemeError),
+}
+
+/// Options that change what is loaded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    pub drafts: bool,
+}
+
+/// Loads a whole site.
+pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError> {
+    let config_path = root.join("errata.yaml");
+    let config_text = match std::fs::read_to_string(&config_path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(LoadError::NoConfig { root: root.to_owned() }),
+        Err(source) => return Err(LoadError::Io { path: config_path, source }),
+    };
+    let config = Config::parse(&config_text).map_err(|f| {
+        let mut sources = Sources::default();
+        sources.insert("errata.yaml".into(), config_text.clone());
+        let mut problem = Problem::error("errata.yaml", f.line, f.column, f.message);
+        problem.hint = f.hint;
+        LoadError::BadConfig { problem, sources }
+    })?;
+    let content = root.join("content");
+    if !content.is_dir() {
+        return Err(LoadError::NoContent { path: content });
+    }
+    let (files, mut problems) = walk_content(root, &content);
+    let outcomes: Vec<(PathBuf, FileOutcome)> = files
+        .par_iter()
+        .map(|(display, path)| {
+            let rel = path.strip_prefix(&content).unwrap_or(path);
+            (display.clone(), load_file(display, rel, path))
+        })
+        .collect();
+    let mut sources = Sources::default();
+    let mut checked = Vec::with_capacity(outcomes.len());
+    for (display, outcome) in outcomes {
+        if let Some(text) = outcome.text {
+            sources.insert(display, text);
+        }
+        problems.extend(outcome.problems);
+        match outcome.entry {
+            Some(entry) if entry.draft && !options.drafts => {}
+            Some(entry) => checked.push(entry),
+            None => {}
+        }
+    }
+    let theme_dir = Some(root.join("themes").join(&config.theme)).filter(|d| d.is_dir());
+    let theme = theme::load_theme(theme_dir.as_deref())?;
+    Ok(Loaded { root: root.to_owned(), config, entries: checked, problems, sources, theme_dir, theme })
+}
+
+/// Lists the Markdown files under `content/`, sorted, as (display path, real path), with a
+/// problem for each symlink loop, escaping symlink or unreadable folder.
+fn walk_content(root: &Path, content: &Path) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    let canonical_content = content.canonicalize().unwrap_or_else(|_| content.to_owned());
+    let walker = walkdir::WalkDir::new(content)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for item in walker {
+        match item {
+            Ok(entry) => {
+                let path = entry.path();
+                let display = display_path(root, path);
+                if entry.path_is_symlink() {
+                    match path.canonicalize() {
+                        Ok(target) if target.starts_with(&canonical_content) => {}
+                        Ok(_) => {
+                            problems.push(
+                                Problem::error(display, 0, 0, "symlink points outside the content folder")
+                                    .with_hint("content must live under content/; copy the file instead of linking it"),
+                            );
+                            continue;
+                        }
+                        Err(_) => {
+                            problems.push(Problem::error(display, 0, 0, "broken symlink"));
+                            continue;
+                        }
+                    }
+                }
+                if entry.file_type().is_file() && is_markdown(path) {
+                    files.push((display, path.to_owned()));
+                }
+            }
+            Err(error) => {
+                let path = error.path().map(|p| display_path(root, p)).unwrap_or_else(|| PathBuf::from("content"));
+                let message = if error.loop_ancestor().is_some() {
+                    "symlink loop".to_owned()
+                } else {
+                    match error.io_error() {
+                        Some(io) => format!("cannot read: {}", io_reason(io)),
+                        None => error.to_string(),
+                    }
+                };
+                let problem = Problem::error(path, 0, 0, message);
+                problems.push(if error.loop_ancestor().is_some() {
+                    problem.with_hint("a symlink here points at a folder that contains it")
+                } else {
+                    problem
+                });
+            }
+        }
+    }
+    (files, problems)
+}
+
+fn is_markdown(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("md" | "markdown"))
+}
+
+/// The path relative to the site root, with `/` separators, as users and editors expect.
+pub fn display_path(root: &Path, path: &Path) -> PathBuf {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    PathBuf::from(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+}
+
+fn io_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => error.to_string(),
+    }
+}
+
+/// One file's outcome: its normalised text when it decoded (for snippets), the entry when it
+/// checked, and every problem found in it.
+struct FileOutcome {
+    text: Option<String>,
+    entry: Option<Entry>,
+    problems: Vec<Problem>,
+}
+
+/// Reads, splits, parses and checks one file.
+fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
+    let failed = |problem: Problem, text: Option<String>| FileOutcome { text, entry: None, problems: vec![problem] };
+    let at = |f: ParseFailure| {
+        let mut p = Problem::error(display, f.line, f.column, f.message);
+        p.hint = f.hint;
+        p
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let problem = Problem::error(display, 0, 0, format!("cannot read: {}", io_reason(&e)))
+                .with_hint("check the file's permissions");
+            return failed(problem, None);
+        }
+    };
+    let text = match front_matter::decode(&bytes) {
+        Ok(text) => text,
+        Err(f) => return failed(at(f), None),
+    };
+    let split = match front_matter::split(text.clone()) {
+        Ok(split) => split,
+        Err(f) => return failed(at(f), Some(text)),
+    };
+    let raw = match front_matter::parse(&split) {
+        Ok(raw) => raw,
+        Err(f) => return failed(at(f), Some(split.text)),
+    };
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let content_path = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+    match check(display, &content_path, &stem, raw, &split) {
+        Ok(entry) => FileOutcome { text: Some(split.text), entry: Some(entry), problems: Vec::new() },
+        Err(problems) => FileOutcome { text: Some(split.text), entry: None, problems },
+    }
+}
+
+/// Turns raw front matter into an [`Entry`], or every problem with its values.
+fn check(display: &Path, content_path: &str, stem: &str, raw: RawFrontMatter, split: &Split) -> Result<Entry, Vec<Problem>> {
+    let spans = Spans::of(split);
+    let mut problems = Vec::new();
+    let mut problem_at = |key: &str, needle: Option<&str>, message: String, hint: Option<String>| {
+        let (line, column) = match needle {
+            Some(n) => spans.value(key, n),
+            None => spans.key(key),
+        };
+        let mut p = Problem::error(display, line, column, message);
+        p.hint = hint;
+        problems.push(p);
+    };
+    let mut required = |key: &str, value: &Option<String>, hint: &str| match value.as_deref().map(str::trim) {
+        Some(v) if !v.is_empty() => Some(v.to_owned()),
+        Some(_) => {
+            problem_at(key, None, format!("`{key}` is empty"), Some(hint.to_owned()));
+            None
+        }
+        None => {
+            problem_at(key, None, format!("missing required field `{key}`"), Some(hint.to_owned()));
+            None
+        }
+    };
+    let title = required("title", &raw.title, "add `title: ...`, the failure's name as a reader would search it");
+    let summary = required("summary", &raw.summary, "add `summary: ...`, the quick answer in one or two sentences");
+    let category = required("category", &raw.category, "add `category: ...`, a key of `categories` in errata.yaml");
+    let severity_raw = required("severity", &raw.severity, "add `severity: ...`: low, medium, high or critical");
+    let severity = severity_raw.as_deref().and_then(|s| match Severity::parse(s) {
+        Some(v) => Some(v),
+        None => {
+            let hint = match crate::diagnostic::did_you_mean(s, Severity::NAMES) {
+                Some(m) => format!("did you mean `{m}`? severity is one of low, medium, high, critical"),
+                None => "severity is one of low, medium, high, critical".to_owned(),
+            };
+            problem_at("severity", Some(s), format!("invalid severity `{s}`"), Some(hint));
+            None
+        }
+    });
+    let kind = match raw.kind.as_deref() {
+        None => Some(Kind::Failure),
+        Some(k) => Kind::parse(k).or_else(|| {
+            problem_at("kind", Some(k), format!("invalid kind `{k}`"), Some("kind is `failure` (the default) or `guide`".into()));
+            None
+        }),
+    };
+    let slug = match raw.slug.as_deref() {
+        Some(s) => Slug::parse(s).map_err(|m| problem_at("slug", Some(s), m, None)).ok(),
+        None => Slug::from_stem(stem).map_err(|m| problem_at("title", None, m, Some("add `slug: ...` to the front matter".into()))).ok(),
+    };
+    let mut tags: Vec<Tag> = Vec::with_capacity(raw.tags.len());
+    for t in &raw.tags {
+        match Tag::parse(t) {
+            Ok(tag) if !tags.contains(&tag) => tags.push(tag),
+            Ok(_) => {}
+            Err(m) => problem_at("tags", Some(t), m, None),
+        }
+    }
+    let mut related = Vec::with_capacity(raw.related.len());
+    for r in &raw.related {
+        match Slug::parse(r) {
+            Ok(s) => related.push(s),
+            Err(m) => problem_at("related", Some(r), m, None),
+        }
+    }
+    for (key, list) in [("signatures", &raw.signatures), ("root_causes", &raw.root_causes), ("affects", &raw.affects), ("confirm", &raw.confirm)] {
+        if list.iter().any(|s| s.trim().is_empty()) {
+            problem_at(key, None, format!("`{key}` has an empty item"), None);
+        }
+    }
+    match kind {
+        Some(Kind::Failure) if raw.signatures.is_empty() => problem_at(
+            "signatures",
+            None,
+            "a failure entry needs at least one signature".into(),
+            Some("add `signatures:` with the exact error text a user would paste, without sizes, ranks or addresses".into()),
+        ),
+        Some(Kind::Guide) if !raw.signatures.is_empty() => problem_at(
+            "signatures",
+            None,
+            "a guide has no signatures".into(),
+            Some("remove `signatures:`, or set `kind: failure`".into()),
+        ),
+        _ => {}
+    }
+    for r in &raw.references {
+        let url = r.url.trim();
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            problem_at("references", Some(&r.url), format!("reference URL `{}` is not http(s)", r.url), Some("references link to web pages: `https://...`".into()));
+        }
+        if r.title.trim().is_empty() {
+            problem_at("references", Some(&r.url), "reference has an empty title".into(), None);
+        }
+    }
+    let (Some(title), Some(summary), Some(category), Some(severity), Some(kind), Some(slug)) = (title, summary, category, severity, kind, slug) else {
+        return Err(problems);
+    };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let nonempty = |o: Option<String>| o.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    Ok(Entry {
+        file: display.to_owned(),
+        content_path: content_path.to_owned(),
+        slug,
+        title,
+        category,
+        severity,
+        kind,
+        tags,
+        summary,
+        signatures: raw.signatures.into_iter().map(|s| s.trim().to_owned()).collect(),
+        fingerprint: nonempty(raw.fingerprint),
+        symptoms: raw.symptoms.into_iter().map(|s| Symptom { symptom: s.symptom, why: s.why }).collect(),
+        root_causes: raw.root_causes,
+        fix: nonempty(raw.fix),
+        affects: raw.affects,
+        confirm: raw.confirm,
+        related,
+        references: raw.references.into_iter().map(|r| Reference { title: r.title, url: r.url.trim().to_owned() }).collect(),
+        updated: raw.updated,
+        draft: raw.draft,
+        body: split.text[split.body.clone()].to_owned(),
+        body_line: split.body_line,
+        spans,
+    })
+}

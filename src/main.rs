@@ -1,0 +1,95 @@
+//! The `errata` binary: parse the arguments, call the library, print problems, exit with
+//! 0 (success), 1 (content errors) or 2 (usage or I/O errors).
+
+mod cli;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use errata::diagnostic::{self, Problem, Sources};
+use errata::load::LoadError;
+use errata::pipeline::{self, BuildOptions, PipelineError};
+
+fn main() -> ExitCode {
+    match run(cli::parse()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
+    match command {
+        cli::Command::Build { root, drafts, output, base_url } => {
+            let started = std::time::Instant::now();
+            let options = BuildOptions { root, output, base_url, drafts, progress: interactive() };
+            match pipeline::build(&options) {
+                Ok(built) => {
+                    report(&built.warnings, &built.sources);
+                    eprintln!(
+                        "built {} entries, {} files ({} KB) into {} in {} ms",
+                        built.entries,
+                        built.report.files,
+                        built.report.bytes / 1024,
+                        built.output.display(),
+                        started.elapsed().as_millis()
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => failed(e),
+            }
+        }
+        cli::Command::Check { root, drafts } => match pipeline::check(&root, drafts, None) {
+            Ok(checked) => {
+                report(&checked.warnings, &checked.sources);
+                eprintln!("checked {} entries: no errors", checked.site.entries.len());
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => failed(e),
+        },
+        cli::Command::New { root, title, category, slug, severity, kind } => {
+            let date = chrono::Local::now().date_naive().to_string();
+            let path = errata::new::new_entry(&errata::new::NewOptions { root, title, category, slug, severity, kind, date })?;
+            println!("{}", path.display());
+            eprintln!("wrote {}; it is a draft until you set `draft: false`", path.display());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Prints problems and picks the exit code for a failed pipeline.
+fn failed(error: PipelineError) -> anyhow::Result<ExitCode> {
+    match error {
+        PipelineError::Content { problems, sources } => {
+            report(&problems, &sources);
+            let errors = problems.iter().filter(|p| p.level == diagnostic::Level::Error).count();
+            eprintln!("error: {errors} problem(s) found; nothing was written");
+            Ok(ExitCode::from(1))
+        }
+        PipelineError::Load(LoadError::BadConfig { problem, sources }) => {
+            report(&[problem], &sources);
+            Ok(ExitCode::from(1))
+        }
+        PipelineError::Render(e) => {
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(1))
+        }
+        other => Err(other.into()),
+    }
+}
+
+fn report(problems: &[Problem], sources: &Sources) {
+    let github = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    for problem in problems {
+        eprint!("{}", diagnostic::render(problem, sources));
+        if github {
+            println!("{}", diagnostic::github_annotation(problem));
+        }
+    }
+}
+
+fn interactive() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+}

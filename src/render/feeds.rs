@@ -1,0 +1,133 @@
+//! The machine-readable outputs: sitemap.xml, atom.xml, robots.txt, opensearch.xml and
+//! entries.json.
+//!
+//! Takes the linked [`Site`]; yields the files' text. Dates come from the entries, never the
+//! clock, so two builds of the same content are byte-identical.
+
+use serde::Serialize;
+
+use super::views::plain_text;
+use crate::link::Site;
+
+fn xml(s: &str) -> String {
+    super::highlight::escape(s)
+}
+
+/// Entries newest first (then by slug), for the feed and the home page.
+pub fn by_recency(site: &Site) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..site.entries.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ea, eb) = (&site.entries[a], &site.entries[b]);
+        eb.updated.cmp(&ea.updated).then_with(|| ea.slug.cmp(&eb.slug))
+    });
+    order
+}
+
+pub fn sitemap(site: &Site, pages: &[(String, Option<String>)]) -> String {
+    let base = site.config.base_url();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+    for (url, lastmod) in pages {
+        out.push_str(&format!("  <url><loc>{}</loc>", xml(&format!("{base}{url}"))));
+        if let Some(date) = lastmod {
+            out.push_str(&format!("<lastmod>{date}</lastmod>"));
+        }
+        out.push_str("</url>\n");
+    }
+    out.push_str("</urlset>\n");
+    out
+}
+
+pub fn atom(site: &Site) -> String {
+    let base = site.config.base_url();
+    let order = by_recency(site);
+    let newest = order.first().and_then(|&i| site.entries[i].updated).map(|d| d.to_string()).unwrap_or_else(|| "1970-01-01".into());
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"{}\">\n  <title>{}</title>\n  <subtitle>{}</subtitle>\n  <link href=\"{}\"/>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}atom.xml\"/>\n  <id>{}</id>\n  <updated>{newest}T00:00:00Z</updated>\n  <generator uri=\"https://github.com/errata\" version=\"{}\">errata</generator>\n",
+        xml(&site.config.language),
+        xml(&site.config.title),
+        xml(&site.config.description),
+        xml(&base),
+        xml(&base),
+        xml(&base),
+        env!("CARGO_PKG_VERSION"),
+    );
+    for &i in order.iter().take(50) {
+        let e = &site.entries[i];
+        let url = format!("{base}{}", site.entry_url(i));
+        let updated = e.updated.map(|d| d.to_string()).unwrap_or_else(|| newest.clone());
+        out.push_str(&format!(
+            "  <entry>\n    <title>{}</title>\n    <link href=\"{}\"/>\n    <id>{}</id>\n    <updated>{updated}T00:00:00Z</updated>\n    <author><name>{}</name></author>\n    <category term=\"{}\"/>\n    <summary>{}</summary>\n  </entry>\n",
+            xml(&e.title),
+            xml(&url),
+            xml(&url),
+            xml(&site.config.title),
+            xml(&e.category),
+            xml(&plain_text(&e.summary)),
+        ));
+    }
+    out.push_str("</feed>\n");
+    out
+}
+
+pub fn robots(site: &Site) -> String {
+    format!("User-agent: *\nAllow: /\n\nSitemap: {}sitemap.xml\n", site.config.base_url())
+}
+
+pub fn opensearch(site: &Site) -> String {
+    let base = site.config.base_url();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<OpenSearchDescription xmlns=\"http://a9.com/-/spec/opensearch/1.1/\" xmlns:moz=\"http://www.mozilla.org/2006/browser/search/\">\n  <ShortName>{}</ShortName>\n  <Description>Search {} for an error message</Description>\n  <InputEncoding>UTF-8</InputEncoding>\n  <Image width=\"16\" height=\"16\" type=\"image/svg+xml\">{}static/favicon.svg</Image>\n  <Url type=\"text/html\" method=\"get\" template=\"{}search/?q={{searchTerms}}\"/>\n  <moz:SearchForm>{}search/</moz:SearchForm>\n</OpenSearchDescription>\n",
+        xml(&site.config.title.chars().take(16).collect::<String>()),
+        xml(&site.config.title),
+        xml(&base),
+        xml(&base),
+        xml(&base),
+    )
+}
+
+#[derive(Serialize)]
+struct EntriesJson<'a> {
+    version: u32,
+    entries: Vec<EntryJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct EntryJson<'a> {
+    slug: &'a str,
+    title: &'a str,
+    url: String,
+    category: &'a str,
+    category_title: &'a str,
+    severity: &'static str,
+    kind: &'static str,
+    tags: Vec<&'a str>,
+    summary: String,
+    signatures: &'a [String],
+    related: Vec<&'a str>,
+    updated: Option<String>,
+}
+
+pub fn entries_json(site: &Site) -> String {
+    let entries = (0..site.entries.len())
+        .map(|i| {
+            let e = &site.entries[i];
+            EntryJson {
+                slug: e.slug.as_str(),
+                title: &e.title,
+                url: site.entry_url(i),
+                category: &e.category,
+                category_title: site.category(&e.category).map_or(e.category.as_str(), |c| c.title.as_str()),
+                severity: e.severity.as_str(),
+                kind: e.kind.as_str(),
+                tags: e.tags.iter().map(|t| t.as_str()).collect(),
+                summary: plain_text(&e.summary),
+                signatures: &e.signatures,
+                related: site.related[i].iter().map(|&j| site.entries[j].slug.as_str()).collect(),
+                updated: e.updated.map(|d| d.to_string()),
+            }
+        })
+        .collect();
+    let mut out = serde_json::to_string_pretty(&EntriesJson { version: 1, entries }).unwrap_or_default();
+    out.push('\n');
+    out
+}

@@ -1,0 +1,299 @@
+//! The render stage: a linked [`Site`] and the theme in, every output file in memory out.
+//!
+//! Compiles the templates once (Tera, with inheritance; a site's theme may replace any
+//! template), renders each page from borrowed view structs in parallel, and adds the feeds,
+//! sitemap, entries.json, the highlighting stylesheet and the theme's static files. Pure: it
+//! reads and writes nothing, so it is tested in memory. Output order is sorted by path.
+
+pub mod feeds;
+pub mod highlight;
+pub mod markdown;
+pub mod views;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use tera::{Context, Tera};
+
+use crate::link::Site;
+use crate::load::theme::ThemeFiles;
+use views::{card, entry_view, site_view, Crumb};
+
+/// One file of the built site: a relative path with `/` separators, and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("template {name}: {message}")]
+    Template { name: String, message: String },
+    #[error("the theme has no template {name}")]
+    MissingTemplate { name: String },
+}
+
+/// The templates a theme must provide.
+pub const REQUIRED_TEMPLATES: [&str; 7] = ["base.html", "index.html", "entry.html", "list.html", "tags.html", "404.html", "search.html"];
+
+/// Flattens a Tera error and its causes into one line.
+fn tera_message(error: &tera::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
+}
+
+/// Compiles the theme's templates once.
+pub fn compile_templates(theme: &ThemeFiles) -> Result<Tera, RenderError> {
+    let mut tera = Tera::default();
+    tera.add_raw_templates(theme.templates.iter().map(|(n, t)| (n.as_str(), t.as_str())))
+        .map_err(|e| RenderError::Template { name: "theme".into(), message: tera_message(&e) })?;
+    for name in REQUIRED_TEMPLATES {
+        if !theme.templates.contains_key(name) {
+            return Err(RenderError::MissingTemplate { name: name.into() });
+        }
+    }
+    Ok(tera)
+}
+
+/// Common page context: the site, the path to the root, the canonical URL and breadcrumbs.
+struct Page<'a> {
+    template: &'static str,
+    path: String,
+    root: String,
+    url: String,
+    crumbs: Vec<Crumb>,
+    extra: Vec<(&'static str, tera::Value)>,
+    _marker: std::marker::PhantomData<&'a ()>,
+}
+
+fn depth_root(url: &str) -> String {
+    let depth = url.matches('/').count();
+    if depth == 0 {
+        "./".to_owned()
+    } else {
+        "../".repeat(depth)
+    }
+}
+
+fn value<T: Serialize>(v: &T) -> tera::Value {
+    serde_json::to_value(v).unwrap_or(tera::Value::Null)
+}
+
+/// Renders the whole site. `tick` is called once per page rendered, for a progress bar.
+pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn() + Sync)) -> Result<Vec<Output>, RenderError> {
+    let site_value = value(&site_view(site));
+    let base_path = base_path(&site.config.base_url());
+    let home = Crumb { title: "Home".into(), url: String::new() };
+
+    let render = |page: Page<'_>| -> Result<Output, RenderError> {
+        let mut ctx = Context::new();
+        ctx.insert("site", &site_value);
+        ctx.insert("root", &page.root);
+        ctx.insert("canonical", &format!("{}{}", site.config.base_url(), page.url));
+        ctx.insert("generator_version", env!("CARGO_PKG_VERSION"));
+        let crumbs: Vec<Crumb> = page
+            .crumbs
+            .iter()
+            .map(|c| Crumb { title: c.title.clone(), url: if c.url.is_empty() && c.title == "Home" { page.root.clone() } else { c.url.clone() } })
+            .collect();
+        ctx.insert("breadcrumbs", &crumbs);
+        for (k, v) in page.extra {
+            ctx.insert(k, &v);
+        }
+        let html = tera
+            .render(page.template, &ctx)
+            .map_err(|e| RenderError::Template { name: page.template.into(), message: tera_message(&e) })?;
+        tick();
+        Ok(Output { path: page.path, bytes: html.into_bytes() })
+    };
+
+    // Entry pages, in parallel.
+    let mut outputs: Vec<Output> = (0..site.entries.len())
+        .into_par_iter()
+        .map(|i| {
+            let url = site.entry_url(i);
+            let root = depth_root(&url);
+            let e = &site.entries[i];
+            let view = entry_view(site, i, &root);
+            let crumbs = vec![
+                home.clone(),
+                Crumb {
+                    title: site.category(&e.category).map_or(e.category.clone(), |c| c.title.clone()),
+                    url: format!("{root}{}", crate::link::Site::category_url(&e.category)),
+                },
+                Crumb { title: e.title.clone(), url: String::new() },
+            ];
+            render(Page {
+                template: "entry.html",
+                path: format!("{url}index.html"),
+                root,
+                url,
+                crumbs,
+                extra: vec![("entry", value(&view))],
+                _marker: Default::default(),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+
+    let cards = |list: &[usize]| value(&list.iter().map(|&i| card(site, i)).collect::<Vec<_>>());
+    let mut pages: Vec<Page<'_>> = Vec::new();
+    let recent: Vec<usize> = feeds::by_recency(site).into_iter().take(8).collect();
+    pages.push(Page {
+        template: "index.html",
+        path: "index.html".into(),
+        root: "./".into(),
+        url: String::new(),
+        crumbs: Vec::new(),
+        extra: vec![("recent", cards(&recent))],
+        _marker: Default::default(),
+    });
+    let mut all: Vec<usize> = (0..site.entries.len()).collect();
+    all.sort_by(|&a, &b| site.entries[a].title.cmp(&site.entries[b].title));
+    let list = |heading: String, description_html: String, kind: &str, entries: tera::Value| {
+        vec![
+            ("heading", tera::Value::String(heading)),
+            ("description_html", tera::Value::String(description_html)),
+            ("list_kind", tera::Value::String(kind.into())),
+            ("feed_url", tera::Value::String(String::new())),
+            ("entries", entries),
+        ]
+    };
+    pages.push(Page {
+        template: "list.html",
+        path: "failures/index.html".into(),
+        root: "../".into(),
+        url: "failures/".into(),
+        crumbs: vec![home.clone(), Crumb { title: "All failures".into(), url: String::new() }],
+        extra: list("All failures".into(), String::new(), "all", cards(&all)),
+        _marker: Default::default(),
+    });
+    for c in &site.categories {
+        let description = markdown::render_inline(&c.description, &NoLinks);
+        pages.push(Page {
+            template: "list.html",
+            path: format!("{}/index.html", c.key),
+            root: "../".into(),
+            url: crate::link::Site::category_url(&c.key),
+            crumbs: vec![home.clone(), Crumb { title: c.title.clone(), url: String::new() }],
+            extra: list(c.title.clone(), description, "category", cards(&c.entries)),
+            _marker: Default::default(),
+        });
+    }
+    #[derive(Serialize)]
+    struct TagView<'a> {
+        name: &'a str,
+        url: String,
+        count: usize,
+    }
+    let tag_list: Vec<TagView<'_>> = site
+        .tags
+        .iter()
+        .map(|(t, list)| TagView { name: t.as_str(), url: crate::link::Site::tag_url(t), count: list.len() })
+        .collect();
+    pages.push(Page {
+        template: "tags.html",
+        path: "tags/index.html".into(),
+        root: "../".into(),
+        url: "tags/".into(),
+        crumbs: vec![home.clone(), Crumb { title: "Tags".into(), url: String::new() }],
+        extra: vec![("tags", value(&tag_list))],
+        _marker: Default::default(),
+    });
+    for (tag, list_of) in &site.tags {
+        let url = crate::link::Site::tag_url(tag);
+        pages.push(Page {
+            template: "list.html",
+            path: format!("{url}index.html"),
+            root: "../../".into(),
+            url,
+            crumbs: vec![
+                home.clone(),
+                Crumb { title: "Tags".into(), url: "../".into() },
+                Crumb { title: format!("#{tag}"), url: String::new() },
+            ],
+            extra: list(format!("#{tag}"), String::new(), "tag", cards(list_of)),
+            _marker: Default::default(),
+        });
+    }
+    pages.push(Page {
+        template: "search.html",
+        path: "search/index.html".into(),
+        root: "../".into(),
+        url: "search/".into(),
+        crumbs: vec![home.clone(), Crumb { title: "Search".into(), url: String::new() }],
+        extra: Vec::new(),
+        _marker: Default::default(),
+    });
+    pages.push(Page {
+        template: "404.html",
+        path: "404.html".into(),
+        root: base_path.clone(),
+        url: "404.html".into(),
+        crumbs: Vec::new(),
+        extra: Vec::new(),
+        _marker: Default::default(),
+    });
+    let sitemap_pages: Vec<(String, Option<String>)> = pages
+        .iter()
+        .filter(|p| p.template != "404.html")
+        .map(|p| (p.url.clone(), None))
+        .chain((0..site.entries.len()).map(|i| (site.entry_url(i), site.entries[i].updated.map(|d| d.to_string()))))
+        .collect();
+    let rendered: Vec<Output> = pages.into_par_iter().map(render).collect::<Result<_, _>>()?;
+    outputs.extend(rendered);
+
+    let text = |path: &str, s: String| Output { path: path.into(), bytes: s.into_bytes() };
+    outputs.push(text("sitemap.xml", feeds::sitemap(site, &sitemap_pages)));
+    outputs.push(text("atom.xml", feeds::atom(site)));
+    outputs.push(text("robots.txt", feeds::robots(site)));
+    outputs.push(text("opensearch.xml", feeds::opensearch(site)));
+    outputs.push(text("entries.json", feeds::entries_json(site)));
+    outputs.push(text("static/highlight.css", highlight::stylesheet()));
+    for (name, bytes) in &theme.statics {
+        outputs.push(Output { path: format!("static/{name}"), bytes: bytes.clone() });
+    }
+    outputs.sort_by(|a, b| a.path.cmp(&b.path));
+    outputs.dedup_by(|a, b| a.path == b.path);
+    Ok(outputs)
+}
+
+/// The path part of the base URL (`/` or `/errata/`), for pages served at any depth (404).
+fn base_path(base_url: &str) -> String {
+    let after_scheme = base_url.split_once("://").map_or(base_url, |(_, rest)| rest);
+    match after_scheme.find('/') {
+        Some(i) => after_scheme[i..].to_owned(),
+        None => "/".to_owned(),
+    }
+}
+
+/// For text outside any entry (category descriptions): no entry or tag links.
+struct NoLinks;
+
+impl markdown::Links for NoLinks {
+    fn entry(&self, _: &str) -> Option<String> {
+        None
+    }
+    fn tag(&self, _: &str) -> Option<String> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots() {
+        assert_eq!(depth_root(""), "./");
+        assert_eq!(depth_root("failures/"), "../");
+        assert_eq!(depth_root("memory/x/"), "../../");
+        assert_eq!(base_path("https://a.b/errata/"), "/errata/");
+        assert_eq!(base_path("https://a.b/"), "/");
+    }
+}

@@ -1,0 +1,281 @@
+//! The view structs templates see. Each page gets borrowed, typed data, not ad-hoc JSON.
+//!
+//! Takes a linked [`Site`]; yields the structs named in the theme contract (`site`, a card per
+//! entry, the entry page). URLs in views are relative to the site root; templates prefix them
+//! with `root`, the relative path from the page to the root.
+
+use serde::Serialize;
+
+use super::markdown::{self, Links, TocItem};
+use crate::link::Site;
+
+#[derive(Debug, Serialize)]
+pub struct SiteView<'a> {
+    pub title: &'a str,
+    pub description: &'a str,
+    pub base_url: String,
+    pub language: &'a str,
+    pub repository: &'a str,
+    pub categories: Vec<CategoryView<'a>>,
+    pub entry_count: usize,
+    pub tag_count: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CategoryView<'a> {
+    pub key: &'a str,
+    pub title: &'a str,
+    pub description: &'a str,
+    pub url: String,
+    pub count: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LinkView<'a> {
+    pub name: &'a str,
+    pub url: String,
+}
+
+#[derive(Debug, Serialize, Clone)]
+pub struct Crumb {
+    pub title: String,
+    pub url: String,
+}
+
+/// An entry in a list.
+#[derive(Debug, Serialize)]
+pub struct Card<'a> {
+    pub title: &'a str,
+    pub url: String,
+    pub summary_text: String,
+    pub severity: &'static str,
+    pub kind: &'static str,
+    pub category_title: &'a str,
+    pub category_url: String,
+    pub tags: Vec<LinkView<'a>>,
+    pub updated: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CategoryRef<'a> {
+    pub key: &'a str,
+    pub title: &'a str,
+    pub url: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SymptomView {
+    pub symptom_html: String,
+    pub why_html: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ReferenceView<'a> {
+    pub title: &'a str,
+    pub url: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FaqItem {
+    pub question: String,
+    pub answer_html: String,
+    #[serde(skip)]
+    pub answer_text: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct EntryView<'a> {
+    pub title: &'a str,
+    pub slug: &'a str,
+    pub url: String,
+    pub kind: &'static str,
+    pub severity: &'static str,
+    pub draft: bool,
+    pub category: CategoryRef<'a>,
+    pub tags: Vec<LinkView<'a>>,
+    pub summary_html: String,
+    pub summary_text: String,
+    pub fingerprint_html: String,
+    pub fix_html: String,
+    pub symptoms: Vec<SymptomView>,
+    pub root_causes_html: Vec<String>,
+    pub affects: &'a [String],
+    pub confirm_html: Vec<String>,
+    pub signatures: &'a [String],
+    pub references: Vec<ReferenceView<'a>>,
+    pub updated: String,
+    pub body_html: String,
+    pub toc: Vec<TocItem>,
+    pub faq: Vec<FaqItem>,
+    pub json_ld: String,
+    pub related: Vec<Card<'a>>,
+    pub edit_url: String,
+}
+
+pub fn site_view(site: &Site) -> SiteView<'_> {
+    let config = &site.config;
+    SiteView {
+        title: &config.title,
+        description: &config.description,
+        base_url: config.base_url(),
+        language: &config.language,
+        repository: config.repository.as_deref().unwrap_or(""),
+        categories: site
+            .categories
+            .iter()
+            .map(|c| CategoryView {
+                key: &c.key,
+                title: &c.title,
+                description: &c.description,
+                url: Site::category_url(&c.key),
+                count: c.entries.len(),
+            })
+            .collect(),
+        entry_count: site.entries.len(),
+        tag_count: site.tags.len(),
+    }
+}
+
+pub fn card(site: &Site, index: usize) -> Card<'_> {
+    let e = &site.entries[index];
+    Card {
+        title: &e.title,
+        url: site.entry_url(index),
+        summary_text: plain_text(&e.summary),
+        severity: e.severity.as_str(),
+        kind: e.kind.as_str(),
+        category_title: site.category(&e.category).map_or(e.category.as_str(), |c| c.title.as_str()),
+        category_url: Site::category_url(&e.category),
+        tags: e.tags.iter().map(|t| LinkView { name: t.as_str(), url: Site::tag_url(t) }).collect(),
+        updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
+    }
+}
+
+/// Resolves `@/slug` and `#tag` for a page `depth` folders below the root.
+pub struct PageLinks<'a> {
+    pub site: &'a Site,
+    pub root: &'a str,
+}
+
+impl Links for PageLinks<'_> {
+    fn entry(&self, slug: &str) -> Option<String> {
+        let index = *self.site.by_slug.get(&crate::load::Slug::parse(slug).ok()?)?;
+        Some(format!("{}{}", self.root, self.site.entry_url(index)))
+    }
+
+    fn tag(&self, tag: &str) -> Option<String> {
+        let tag = crate::load::Tag::parse(tag).ok()?;
+        self.site.tags.contains_key(&tag).then(|| format!("{}{}", self.root, Site::tag_url(&tag)))
+    }
+}
+
+pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a> {
+    let e = &site.entries[index];
+    let links = PageLinks { site, root };
+    let inline = |s: &str| markdown::render_inline(s, &links);
+    let body = markdown::render_body(&e.body, &links);
+    let category = site.category(&e.category);
+    let faq = faq(site, index, &links);
+    let url = site.entry_url(index);
+    let json_ld = json_ld(&faq);
+    EntryView {
+        title: &e.title,
+        slug: e.slug.as_str(),
+        url,
+        kind: e.kind.as_str(),
+        severity: e.severity.as_str(),
+        draft: e.draft,
+        category: CategoryRef {
+            key: &e.category,
+            title: category.map_or(e.category.as_str(), |c| c.title.as_str()),
+            url: Site::category_url(&e.category),
+        },
+        tags: e.tags.iter().map(|t| LinkView { name: t.as_str(), url: Site::tag_url(t) }).collect(),
+        summary_html: inline(&e.summary),
+        summary_text: plain_text(&e.summary),
+        fingerprint_html: e.fingerprint.as_deref().map(inline).unwrap_or_default(),
+        fix_html: e.fix.as_deref().map(inline).unwrap_or_default(),
+        symptoms: e.symptoms.iter().map(|s| SymptomView { symptom_html: inline(&s.symptom), why_html: inline(&s.why) }).collect(),
+        root_causes_html: e.root_causes.iter().map(|s| inline(s)).collect(),
+        affects: &e.affects,
+        confirm_html: e.confirm.iter().map(|s| inline(s)).collect(),
+        signatures: &e.signatures,
+        references: e.references.iter().map(|r| ReferenceView { title: &r.title, url: &r.url }).collect(),
+        updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
+        body_html: body.html,
+        toc: body.toc,
+        faq,
+        json_ld,
+        related: site.related[index].iter().map(|&j| card(site, j)).collect(),
+        edit_url: site
+            .config
+            .repository
+            .as_deref()
+            .map(|r| format!("{}/edit/{}/content/{}", r.trim_end_matches('/'), site.config.branch, e.content_path))
+            .unwrap_or_default(),
+    }
+}
+
+/// Questions a reader asks, answered from the front matter.
+fn faq(site: &Site, index: usize, links: &PageLinks<'_>) -> Vec<FaqItem> {
+    let e = &site.entries[index];
+    let mut items = Vec::new();
+    let mut push = |question: String, answer_md: String| {
+        items.push(FaqItem {
+            question,
+            answer_html: markdown::render_inline(&answer_md, links),
+            answer_text: plain_text(&answer_md),
+        });
+    };
+    let name = e.title.trim_end_matches('.');
+    push(format!("What is {name}?"), e.summary.trim().to_owned());
+    if !e.root_causes.is_empty() {
+        let causes: Vec<String> = e.root_causes.iter().map(|c| c.trim().trim_end_matches('.').to_owned()).collect();
+        push(format!("What causes {name}?"), format!("{}.", causes.join("; ")));
+    }
+    if let Some(fix) = &e.fix {
+        push(format!("How do I fix {name}?"), fix.trim().to_owned());
+    }
+    if !e.confirm.is_empty() {
+        let checks: Vec<String> = e.confirm.iter().map(|c| c.trim().trim_end_matches('.').to_owned()).collect();
+        push(format!("How do I confirm it is {name}?"), format!("{}.", checks.join("; ")));
+    }
+    if let Some(sig) = e.signatures.first() {
+        push("Which error message does it show?".to_owned(), format!("`{}`", sig.replace('`', "'")));
+    }
+    items
+}
+
+/// schema.org FAQPage JSON-LD, safe to place inside a `<script type="application/ld+json">`.
+fn json_ld(faq: &[FaqItem]) -> String {
+    let value = serde_json::json!({
+        "@context": "https://schema.org",
+        "@type": "FAQPage",
+        "mainEntity": faq.iter().map(|f| serde_json::json!({
+            "@type": "Question",
+            "name": f.question,
+            "acceptedAnswer": { "@type": "Answer", "text": f.answer_text },
+        })).collect::<Vec<_>>(),
+    });
+    // `<`, `>` and `&` escaped so no string can close the script element.
+    serde_json::to_string(&value)
+        .unwrap_or_default()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+}
+
+/// Markdown to plain text for meta descriptions, feeds and JSON: code spans and emphasis
+/// unwrapped, whitespace collapsed.
+pub fn plain_text(markdown: &str) -> String {
+    use pulldown_cmark::{Event, Parser};
+    let mut out = String::with_capacity(markdown.len());
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => out.push_str(&t),
+            Event::SoftBreak | Event::HardBreak | Event::End(_) => out.push(' '),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}

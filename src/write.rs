@@ -1,0 +1,176 @@
+//! The write stage, the only code that writes the built site.
+//!
+//! Takes the rendered outputs and an output folder; writes every file into a temporary folder
+//! beside the output, then swaps it in with renames, so readers and a failed build never see a
+//! half-written site. Refuses paths that would leave the output folder, a second build writing
+//! the same output at the same time (a lock file beside it), and replacing a folder that errata
+//! did not write (a marker file tells).
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+
+use crate::render::Output;
+
+/// The file errata leaves in every output folder it writes, so it never replaces another folder.
+pub const MARKER: &str = ".errata-output";
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("output path `{path}` would leave the output folder")]
+    UnsafePath { path: String },
+    #[error("{output} exists and was not written by errata; refusing to replace it (remove it or pick another --output)")]
+    NotOurs { output: PathBuf },
+    #[error("{output} is not a folder")]
+    NotAFolder { output: PathBuf },
+    #[error("the output {output} contains the site's own files; pick another --output")]
+    ContainsSite { output: PathBuf },
+    #[error("another errata build is writing {output} (lock {lock} is held)")]
+    Locked { output: PathBuf, lock: PathBuf },
+    #[error("cannot write {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn io_at(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
+    move |source| WriteError::Io { path: path.to_owned(), source }
+}
+
+/// A relative path made only of normal components, without NUL or backslash.
+pub fn is_safe_relative(path: &str) -> bool {
+    !path.is_empty()
+        && !path.contains('\0')
+        && !path.contains('\\')
+        && Path::new(path).components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// What was written.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteReport {
+    pub files: usize,
+    pub bytes: u64,
+}
+
+/// Writes the site atomically into `output`. `site_root` is never replaced or entered.
+pub fn write_site(output: &Path, site_root: &Path, files: &[Output]) -> Result<WriteReport, WriteError> {
+    if let Some(bad) = files.iter().find(|f| !is_safe_relative(&f.path) || f.path == MARKER) {
+        return Err(WriteError::UnsafePath { path: bad.path.clone() });
+    }
+    let output = absolute(output);
+    let site_root = absolute(site_root);
+    if site_root.starts_with(&output) {
+        return Err(WriteError::ContainsSite { output });
+    }
+    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "public".into());
+    let parent = output.parent().map(Path::to_owned).unwrap_or_else(|| PathBuf::from("."));
+    fs::create_dir_all(&parent).map_err(io_at(&parent))?;
+
+    let lock_path = parent.join(format!(".{name}.lock"));
+    let lock = File::options().create(true).truncate(false).write(true).open(&lock_path).map_err(io_at(&lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => return Err(WriteError::Locked { output, lock: lock_path }),
+        Err(fs::TryLockError::Error(source)) => return Err(WriteError::Io { path: lock_path, source }),
+    }
+
+    match fs::symlink_metadata(&output) {
+        Ok(meta) if !meta.is_dir() => return Err(WriteError::NotAFolder { output }),
+        Ok(_) => {
+            let empty = fs::read_dir(&output).map_err(io_at(&output))?.next().is_none();
+            if !empty && !output.join(MARKER).exists() {
+                return Err(WriteError::NotOurs { output });
+            }
+        }
+        Err(_) => {}
+    }
+    remove_leftovers(&parent, &name);
+
+    let pid = std::process::id();
+    let temp = parent.join(format!(".{name}.tmp-{pid}"));
+    let result = write_all(&temp, files).and_then(|report| swap_in(&temp, &output, &parent, &name, pid).map(|()| report));
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&temp);
+    }
+    drop(lock);
+    result
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() { path.to_owned() } else { std::env::current_dir().unwrap_or_default().join(path) };
+    // Resolve `.` and `..` lexically, then symlinks where the path exists.
+    let mut clean = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::ParentDir => {
+                clean.pop();
+            }
+            Component::CurDir => {}
+            other => clean.push(other),
+        }
+    }
+    clean.canonicalize().unwrap_or(clean)
+}
+
+/// Temporary and old folders of builds that were killed.
+fn remove_leftovers(parent: &Path, name: &str) {
+    let Ok(items) = fs::read_dir(parent) else { return };
+    let prefixes = [format!(".{name}.tmp-"), format!(".{name}.old-")];
+    for item in items.filter_map(Result::ok) {
+        let file_name = item.file_name().to_string_lossy().into_owned();
+        if prefixes.iter().any(|p| file_name.starts_with(p.as_str())) {
+            let _ = fs::remove_dir_all(item.path());
+        }
+    }
+}
+
+fn write_all(temp: &Path, files: &[Output]) -> Result<WriteReport, WriteError> {
+    if temp.exists() {
+        fs::remove_dir_all(temp).map_err(io_at(temp))?;
+    }
+    fs::create_dir_all(temp).map_err(io_at(temp))?;
+    let mut bytes = 0u64;
+    for file in files {
+        let path = temp.join(&file.path);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(io_at(dir))?;
+        }
+        let mut f = File::create(&path).map_err(io_at(&path))?;
+        f.write_all(&file.bytes).map_err(io_at(&path))?;
+        bytes += file.bytes.len() as u64;
+    }
+    let marker = temp.join(MARKER);
+    fs::write(&marker, "This folder is written by errata build and replaced whole on each build.\n").map_err(io_at(&marker))?;
+    Ok(WriteReport { files: files.len(), bytes })
+}
+
+/// Moves the old output aside, the new one in, then deletes the old one. If the second rename
+/// fails the old output is put back.
+fn swap_in(temp: &Path, output: &Path, parent: &Path, name: &str, pid: u32) -> Result<(), WriteError> {
+    if !output.exists() {
+        return fs::rename(temp, output).map_err(io_at(output));
+    }
+    let old = parent.join(format!(".{name}.old-{pid}"));
+    fs::rename(output, &old).map_err(io_at(output))?;
+    if let Err(source) = fs::rename(temp, output) {
+        let _ = fs::rename(&old, output);
+        return Err(WriteError::Io { path: output.to_owned(), source });
+    }
+    let _ = fs::remove_dir_all(&old);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_paths() {
+        assert!(is_safe_relative("memory/x/index.html"));
+        for bad in ["", "/etc/passwd", "../x", "a/../../x", "a\\b", "a\0b", "./a"] {
+            assert!(!is_safe_relative(bad), "{bad:?}");
+        }
+    }
+}
