@@ -32,6 +32,23 @@ enum CliCommand {
         #[command(flatten)]
         site: SiteArgs,
     },
+    /// Rank the entries for an error message (any text is a valid query)
+    Search {
+        /// The error text, e.g. "torch.OutOfMemoryError: CUDA out of memory"; `-` reads stdin
+        query: String,
+        #[command(flatten)]
+        index: IndexArgs,
+        /// How many entries to show
+        #[arg(long, short = 'n', default_value_t = 5)]
+        limit: usize,
+    },
+    /// Read a whole training log and name the failure, with the lines that prove it
+    Diagnose {
+        /// The log file; `-` or nothing reads stdin
+        file: Option<PathBuf>,
+        #[command(flatten)]
+        index: IndexArgs,
+    },
     /// Write a new entry with every front-matter key present and commented
     New {
         /// The entry's title, e.g. "NCCL Watchdog Timeout"
@@ -62,6 +79,19 @@ struct SiteArgs {
     drafts: bool,
 }
 
+#[derive(clap::Args)]
+struct IndexArgs {
+    /// The site folder; its built bundle is used when fresh, else content/ is indexed in memory
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// Use this search bundle instead (e.g. public/search/errata.bundle)
+    #[arg(long)]
+    bundle: Option<PathBuf>,
+    /// Print JSON for tools instead of text
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum SeverityArg {
     Low,
@@ -78,16 +108,87 @@ enum KindArg {
 
 /// What the user asked for, in the library's terms.
 pub enum Command {
-    Build { root: PathBuf, drafts: bool, output: Option<PathBuf>, base_url: Option<String> },
-    Check { root: PathBuf, drafts: bool },
-    New { root: PathBuf, title: String, category: String, slug: Option<String>, severity: Severity, kind: Kind },
+    Build {
+        root: PathBuf,
+        drafts: bool,
+        output: Option<PathBuf>,
+        base_url: Option<String>,
+    },
+    Check {
+        root: PathBuf,
+        drafts: bool,
+    },
+    New {
+        root: PathBuf,
+        title: String,
+        category: String,
+        slug: Option<String>,
+        severity: Severity,
+        kind: Kind,
+    },
+    Search {
+        query: String,
+        index: Index,
+        limit: usize,
+    },
+    Diagnose {
+        file: Option<PathBuf>,
+        index: Index,
+    },
+}
+
+/// Where `search` and `diagnose` find the index, and how they answer.
+pub struct Index {
+    pub root: PathBuf,
+    pub bundle: Option<PathBuf>,
+    pub json: bool,
+}
+
+fn index(args: IndexArgs) -> Index {
+    Index {
+        root: args.root,
+        bundle: args.bundle,
+        json: args.json,
+    }
 }
 
 pub fn parse() -> Command {
     match Cli::parse().command {
-        CliCommand::Build { site, output, base_url } => Command::Build { root: site.root, drafts: site.drafts, output, base_url },
-        CliCommand::Check { site } => Command::Check { root: site.root, drafts: site.drafts },
-        CliCommand::New { title, category, slug, severity, kind, root } => Command::New {
+        CliCommand::Build {
+            site,
+            output,
+            base_url,
+        } => Command::Build {
+            root: site.root,
+            drafts: site.drafts,
+            output,
+            base_url,
+        },
+        CliCommand::Check { site } => Command::Check {
+            root: site.root,
+            drafts: site.drafts,
+        },
+        CliCommand::Search {
+            query,
+            index: i,
+            limit,
+        } => Command::Search {
+            query,
+            index: index(i),
+            limit,
+        },
+        CliCommand::Diagnose { file, index: i } => Command::Diagnose {
+            file,
+            index: index(i),
+        },
+        CliCommand::New {
+            title,
+            category,
+            slug,
+            severity,
+            kind,
+            root,
+        } => Command::New {
             root,
             title,
             category,

@@ -44,12 +44,32 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub fn error(file: impl Into<PathBuf>, line: usize, column: usize, message: impl Into<String>) -> Self {
-        Problem { level: Level::Error, file: file.into(), line, column, message: message.into(), hint: None }
+    pub fn error(
+        file: impl Into<PathBuf>,
+        line: usize,
+        column: usize,
+        message: impl Into<String>,
+    ) -> Self {
+        Problem {
+            level: Level::Error,
+            file: file.into(),
+            line,
+            column,
+            message: message.into(),
+            hint: None,
+        }
     }
 
-    pub fn warning(file: impl Into<PathBuf>, line: usize, column: usize, message: impl Into<String>) -> Self {
-        Problem { level: Level::Warning, ..Problem::error(file, line, column, message) }
+    pub fn warning(
+        file: impl Into<PathBuf>,
+        line: usize,
+        column: usize,
+        message: impl Into<String>,
+    ) -> Self {
+        Problem {
+            level: Level::Warning,
+            ..Problem::error(file, line, column, message)
+        }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -58,7 +78,13 @@ impl Problem {
     }
 
     fn sort_key(&self) -> (&Path, usize, usize, Level, &str) {
-        (&self.file, self.line, self.column, self.level, &self.message)
+        (
+            &self.file,
+            self.line,
+            self.column,
+            self.level,
+            &self.message,
+        )
     }
 }
 
@@ -141,9 +167,15 @@ fn byte_range(text: &str, line: usize, column: usize) -> std::ops::Range<usize> 
         if i + 1 == line {
             let content = l.trim_end_matches(['\n', '\r']);
             let col = column.saturating_sub(1);
-            let offset = content.char_indices().nth(col).map(|(b, _)| b).unwrap_or(content.len());
+            let offset = content
+                .char_indices()
+                .nth(col)
+                .map(|(b, _)| b)
+                .unwrap_or(content.len());
             let rest = &content[offset..];
-            let word = rest.find(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == ']').unwrap_or(rest.len());
+            let word = rest
+                .find(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == ']')
+                .unwrap_or(rest.len());
             let len = word.max(rest.chars().next().map(char::len_utf8).unwrap_or(0));
             return start + offset..start + offset + len;
         }
@@ -162,7 +194,11 @@ pub fn github_annotation(problem: &Problem) -> String {
     if let Some(hint) = &problem.hint {
         message.push_str(&format!(" (hint: {hint})"));
     }
-    let escape_data = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    let escape_data = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
     let escape_prop = |s: &str| escape_data(s).replace(':', "%3A").replace(',', "%2C");
     let mut props = format!("file={}", escape_prop(&problem.file.display().to_string()));
     if problem.line > 0 {
@@ -175,7 +211,10 @@ pub fn github_annotation(problem: &Problem) -> String {
 }
 
 /// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(word, c), c))
@@ -191,14 +230,18 @@ mod tests {
     #[test]
     fn one_line_form() {
         let p = Problem::error("content/memory/x.md", 7, 3, "unknown field `severty`");
-        assert_eq!(p.to_string(), "error: content/memory/x.md:7:3: unknown field `severty`");
+        assert_eq!(
+            p.to_string(),
+            "error: content/memory/x.md:7:3: unknown field `severty`"
+        );
     }
 
     #[test]
     fn snippet_shows_line_and_hint() {
         let mut sources = Sources::default();
         sources.insert("a.md".into(), "---\ntitle: x\nseverty: high\n---\n".into());
-        let p = Problem::error("a.md", 3, 1, "unknown field `severty`").with_hint("did you mean `severity`?");
+        let p = Problem::error("a.md", 3, 1, "unknown field `severty`")
+            .with_hint("did you mean `severity`?");
         let out = render(&p, &sources);
         assert!(out.contains("a.md:3:1: unknown field"), "{out}");
         assert!(out.contains("severty: high"), "{out}");
@@ -209,12 +252,18 @@ mod tests {
     #[test]
     fn annotation_escapes() {
         let p = Problem::error("a,b.md", 2, 0, "bad: 100%\nnext");
-        assert_eq!(github_annotation(&p), "::error file=a%2Cb.md,line=2::bad: 100%25%0Anext");
+        assert_eq!(
+            github_annotation(&p),
+            "::error file=a%2Cb.md,line=2::bad: 100%25%0Anext"
+        );
     }
 
     #[test]
     fn suggestions() {
-        assert_eq!(did_you_mean("severty", ["title", "severity", "summary"]), Some("severity"));
+        assert_eq!(
+            did_you_mean("severty", ["title", "severity", "summary"]),
+            Some("severity")
+        );
         assert_eq!(did_you_mean("zzz", ["title", "severity"]), None);
     }
 }

@@ -3,13 +3,15 @@
 //!
 //! The modules follow the data flow: [`load`] reads `content/` into entries, [`link`] checks
 //! them against each other into a [`link::Site`], [`render`] turns the site into files in
-//! memory, and [`write`] swaps them into the output folder. [`pipeline`] joins the stages for
+//! memory (with [`search`] giving the search bundle), and [`write`] swaps them into the output folder. [`pipeline`] joins the stages for
 //! the commands; [`diagnostic`] says what went wrong; [`new`] writes a new entry.
 
 pub mod diagnostic;
-pub mod load;
 pub mod link;
-pub mod render;
-pub mod write;
-pub mod pipeline;
+pub mod load;
 pub mod new;
+pub mod pipeline;
+pub mod render;
+pub mod search;
+pub mod terminal;
+pub mod write;

@@ -22,9 +22,20 @@ fn main() -> ExitCode {
 
 fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
     match command {
-        cli::Command::Build { root, drafts, output, base_url } => {
+        cli::Command::Build {
+            root,
+            drafts,
+            output,
+            base_url,
+        } => {
             let started = std::time::Instant::now();
-            let options = BuildOptions { root, output, base_url, drafts, progress: interactive() };
+            let options = BuildOptions {
+                root,
+                output,
+                base_url,
+                drafts,
+                progress: interactive(),
+            };
             match pipeline::build(&options) {
                 Ok(built) => {
                     report(&built.warnings, &built.sources);
@@ -49,11 +60,77 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
             }
             Err(e) => failed(e),
         },
-        cli::Command::New { root, title, category, slug, severity, kind } => {
+        cli::Command::Search {
+            query,
+            index,
+            limit,
+        } => {
+            let query = if query == "-" { read_stdin()? } else { query };
+            let (searcher, _) = errata::search::open(&index.root, index.bundle.as_deref())?;
+            let hits = searcher.search(&query, limit);
+            if index.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&errata::terminal::SearchJson {
+                        query: &query,
+                        hits: &hits
+                    })?
+                );
+            } else {
+                print!("{}", errata::terminal::hits(&hits));
+            }
+            Ok(if hits.is_empty() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        cli::Command::Diagnose { file, index } => {
+            let log = match file.as_deref() {
+                None => read_stdin()?,
+                Some(p) if p.as_os_str() == "-" => read_stdin()?,
+                Some(p) => {
+                    let bytes = std::fs::read(p)
+                        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+                    String::from_utf8_lossy(&bytes).into_owned()
+                }
+            };
+            let (searcher, _) = errata::search::open(&index.root, index.bundle.as_deref())?;
+            let diagnosis = errata_search::diagnose(&searcher, &log);
+            if index.json {
+                println!("{}", serde_json::to_string_pretty(&diagnosis)?);
+            } else {
+                print!("{}", errata::terminal::diagnosis(&diagnosis));
+            }
+            Ok(if diagnosis.diagnosed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        cli::Command::New {
+            root,
+            title,
+            category,
+            slug,
+            severity,
+            kind,
+        } => {
             let date = chrono::Local::now().date_naive().to_string();
-            let path = errata::new::new_entry(&errata::new::NewOptions { root, title, category, slug, severity, kind, date })?;
+            let path = errata::new::new_entry(&errata::new::NewOptions {
+                root,
+                title,
+                category,
+                slug,
+                severity,
+                kind,
+                date,
+            })?;
             println!("{}", path.display());
-            eprintln!("wrote {}; it is a draft until you set `draft: false`", path.display());
+            eprintln!(
+                "wrote {}; it is a draft until you set `draft: false`",
+                path.display()
+            );
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -64,7 +141,10 @@ fn failed(error: PipelineError) -> anyhow::Result<ExitCode> {
     match error {
         PipelineError::Content { problems, sources } => {
             report(&problems, &sources);
-            let errors = problems.iter().filter(|p| p.level == diagnostic::Level::Error).count();
+            let errors = problems
+                .iter()
+                .filter(|p| p.level == diagnostic::Level::Error)
+                .count();
             eprintln!("error: {errors} problem(s) found; nothing was written");
             Ok(ExitCode::from(1))
         }
@@ -88,6 +168,12 @@ fn report(problems: &[Problem], sources: &Sources) {
             println!("{}", diagnostic::github_annotation(problem));
         }
     }
+}
+
+fn read_stdin() -> anyhow::Result<String> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn interactive() -> bool {

@@ -45,12 +45,22 @@ pub enum NewError {
 
 pub fn new_entry(options: &NewOptions) -> Result<PathBuf, NewError> {
     let config_path = options.root.join("errata.yaml");
-    let text = std::fs::read_to_string(&config_path).map_err(|source| NewError::Config { path: config_path.clone(), source })?;
-    let config = Config::parse(&text).map_err(|f| NewError::BadConfig { message: format!("{}:{}: {}", f.line, f.column, f.message) })?;
+    let text = std::fs::read_to_string(&config_path).map_err(|source| NewError::Config {
+        path: config_path.clone(),
+        source,
+    })?;
+    let config = Config::parse(&text).map_err(|f| NewError::BadConfig {
+        message: format!("{}:{}: {}", f.line, f.column, f.message),
+    })?;
     if !config.categories.contains_key(&options.category) {
         return Err(NewError::UnknownCategory {
             category: options.category.clone(),
-            known: config.categories.keys().cloned().collect::<Vec<_>>().join(", "),
+            known: config
+                .categories
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
         });
     }
     let slug = match &options.slug {
@@ -63,14 +73,20 @@ pub fn new_entry(options: &NewOptions) -> Result<PathBuf, NewError> {
     if path.exists() {
         return Err(NewError::Exists { path });
     }
-    std::fs::create_dir_all(&dir).map_err(|source| NewError::Write { path: dir.clone(), source })?;
+    std::fs::create_dir_all(&dir).map_err(|source| NewError::Write {
+        path: dir.clone(),
+        source,
+    })?;
     let body = template(options, &slug);
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, body.as_bytes()))
-        .map_err(|source| NewError::Write { path: path.clone(), source })?;
+        .map_err(|source| NewError::Write {
+            path: path.clone(),
+            source,
+        })?;
     Ok(path)
 }
 

@@ -26,7 +26,10 @@ pub enum PipelineError {
     #[error(transparent)]
     Load(#[from] LoadError),
     #[error("{} content error(s)", problems.iter().filter(|p| p.level == Level::Error).count())]
-    Content { problems: Vec<Problem>, sources: Sources },
+    Content {
+        problems: Vec<Problem>,
+        sources: Sources,
+    },
     #[error(transparent)]
     Render(#[from] RenderError),
     #[error(transparent)]
@@ -49,19 +52,32 @@ pub fn check(root: &Path, drafts: bool, base_url: Option<&str>) -> Result<Checke
     if let Some(url) = base_url {
         config.base_url = url.to_owned();
     }
-    let site = link::link(config, loaded.entries, &mut problems);
+    let site = link::link(config, loaded.entries, &loaded.failed_slugs, &mut problems);
     sort_problems(&mut problems);
     if problems.iter().any(|p| p.level == Level::Error) {
-        return Err(PipelineError::Content { problems, sources: loaded.sources });
+        return Err(PipelineError::Content {
+            problems,
+            sources: loaded.sources,
+        });
     }
-    Ok(Checked { site, warnings: problems, sources: loaded.sources, theme: loaded.theme })
+    Ok(Checked {
+        site,
+        warnings: problems,
+        sources: loaded.sources,
+        theme: loaded.theme,
+    })
 }
 
 /// Checks and renders in memory.
 pub fn render(checked: &Checked, progress: bool) -> Result<Vec<Output>, PipelineError> {
     let tera = render::compile_templates(&checked.theme)?;
     let bar = if progress {
-        indicatif::ProgressBar::new(checked.site.entries.len() as u64 + checked.site.tags.len() as u64 + checked.site.categories.len() as u64 + 6)
+        indicatif::ProgressBar::new(
+            checked.site.entries.len() as u64
+                + checked.site.tags.len() as u64
+                + checked.site.categories.len() as u64
+                + 6,
+        )
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -86,7 +102,16 @@ pub struct Built {
 pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
     let checked = check(&options.root, options.drafts, options.base_url.as_deref())?;
     let outputs = render(&checked, options.progress)?;
-    let output = options.output.clone().unwrap_or_else(|| options.root.join("public"));
+    let output = options
+        .output
+        .clone()
+        .unwrap_or_else(|| options.root.join("public"));
     let report = write::write_site(&output, &options.root, &outputs)?;
-    Ok(Built { report, output, entries: checked.site.entries.len(), warnings: checked.warnings, sources: checked.sources })
+    Ok(Built {
+        report,
+        output,
+        entries: checked.site.entries.len(),
+        warnings: checked.warnings,
+        sources: checked.sources,
+    })
 }

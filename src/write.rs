@@ -36,7 +36,10 @@ pub enum WriteError {
 }
 
 fn io_at(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
-    move |source| WriteError::Io { path: path.to_owned(), source }
+    move |source| WriteError::Io {
+        path: path.to_owned(),
+        source,
+    }
 }
 
 /// A relative path made only of normal components, without NUL or backslash.
@@ -44,7 +47,9 @@ pub fn is_safe_relative(path: &str) -> bool {
     !path.is_empty()
         && !path.contains('\0')
         && !path.contains('\\')
-        && Path::new(path).components().all(|c| matches!(c, Component::Normal(_)))
+        && Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
 }
 
 /// What was written.
@@ -55,31 +60,64 @@ pub struct WriteReport {
 }
 
 /// Writes the site atomically into `output`. `site_root` is never replaced or entered.
-pub fn write_site(output: &Path, site_root: &Path, files: &[Output]) -> Result<WriteReport, WriteError> {
-    if let Some(bad) = files.iter().find(|f| !is_safe_relative(&f.path) || f.path == MARKER) {
-        return Err(WriteError::UnsafePath { path: bad.path.clone() });
+pub fn write_site(
+    output: &Path,
+    site_root: &Path,
+    files: &[Output],
+) -> Result<WriteReport, WriteError> {
+    if let Some(bad) = files
+        .iter()
+        .find(|f| !is_safe_relative(&f.path) || f.path == MARKER)
+    {
+        return Err(WriteError::UnsafePath {
+            path: bad.path.clone(),
+        });
     }
     let output = absolute(output);
     let site_root = absolute(site_root);
     if site_root.starts_with(&output) {
         return Err(WriteError::ContainsSite { output });
     }
-    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "public".into());
-    let parent = output.parent().map(Path::to_owned).unwrap_or_else(|| PathBuf::from("."));
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "public".into());
+    let parent = output
+        .parent()
+        .map(Path::to_owned)
+        .unwrap_or_else(|| PathBuf::from("."));
     fs::create_dir_all(&parent).map_err(io_at(&parent))?;
 
     let lock_path = parent.join(format!(".{name}.lock"));
-    let lock = File::options().create(true).truncate(false).write(true).open(&lock_path).map_err(io_at(&lock_path))?;
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io_at(&lock_path))?;
     match lock.try_lock() {
         Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => return Err(WriteError::Locked { output, lock: lock_path }),
-        Err(fs::TryLockError::Error(source)) => return Err(WriteError::Io { path: lock_path, source }),
+        Err(fs::TryLockError::WouldBlock) => {
+            return Err(WriteError::Locked {
+                output,
+                lock: lock_path,
+            })
+        }
+        Err(fs::TryLockError::Error(source)) => {
+            return Err(WriteError::Io {
+                path: lock_path,
+                source,
+            })
+        }
     }
 
     match fs::symlink_metadata(&output) {
         Ok(meta) if !meta.is_dir() => return Err(WriteError::NotAFolder { output }),
         Ok(_) => {
-            let empty = fs::read_dir(&output).map_err(io_at(&output))?.next().is_none();
+            let empty = fs::read_dir(&output)
+                .map_err(io_at(&output))?
+                .next()
+                .is_none();
             if !empty && !output.join(MARKER).exists() {
                 return Err(WriteError::NotOurs { output });
             }
@@ -90,7 +128,8 @@ pub fn write_site(output: &Path, site_root: &Path, files: &[Output]) -> Result<W
 
     let pid = std::process::id();
     let temp = parent.join(format!(".{name}.tmp-{pid}"));
-    let result = write_all(&temp, files).and_then(|report| swap_in(&temp, &output, &parent, &name, pid).map(|()| report));
+    let result = write_all(&temp, files)
+        .and_then(|report| swap_in(&temp, &output, &parent, &name, pid).map(|()| report));
     if result.is_err() {
         let _ = fs::remove_dir_all(&temp);
     }
@@ -99,7 +138,11 @@ pub fn write_site(output: &Path, site_root: &Path, files: &[Output]) -> Result<W
 }
 
 fn absolute(path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() { path.to_owned() } else { std::env::current_dir().unwrap_or_default().join(path) };
+    let joined = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
     // Resolve `.` and `..` lexically, then symlinks where the path exists.
     let mut clean = PathBuf::new();
     for c in joined.components() {
@@ -116,7 +159,9 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// Temporary and old folders of builds that were killed.
 fn remove_leftovers(parent: &Path, name: &str) {
-    let Ok(items) = fs::read_dir(parent) else { return };
+    let Ok(items) = fs::read_dir(parent) else {
+        return;
+    };
     let prefixes = [format!(".{name}.tmp-"), format!(".{name}.old-")];
     for item in items.filter_map(Result::ok) {
         let file_name = item.file_name().to_string_lossy().into_owned();
@@ -142,13 +187,26 @@ fn write_all(temp: &Path, files: &[Output]) -> Result<WriteReport, WriteError> {
         bytes += file.bytes.len() as u64;
     }
     let marker = temp.join(MARKER);
-    fs::write(&marker, "This folder is written by errata build and replaced whole on each build.\n").map_err(io_at(&marker))?;
-    Ok(WriteReport { files: files.len(), bytes })
+    fs::write(
+        &marker,
+        "This folder is written by errata build and replaced whole on each build.\n",
+    )
+    .map_err(io_at(&marker))?;
+    Ok(WriteReport {
+        files: files.len(),
+        bytes,
+    })
 }
 
 /// Moves the old output aside, the new one in, then deletes the old one. If the second rename
 /// fails the old output is put back.
-fn swap_in(temp: &Path, output: &Path, parent: &Path, name: &str, pid: u32) -> Result<(), WriteError> {
+fn swap_in(
+    temp: &Path,
+    output: &Path,
+    parent: &Path,
+    name: &str,
+    pid: u32,
+) -> Result<(), WriteError> {
     if !output.exists() {
         return fs::rename(temp, output).map_err(io_at(output));
     }
@@ -156,7 +214,10 @@ fn swap_in(temp: &Path, output: &Path, parent: &Path, name: &str, pid: u32) -> R
     fs::rename(output, &old).map_err(io_at(output))?;
     if let Err(source) = fs::rename(temp, output) {
         let _ = fs::rename(&old, output);
-        return Err(WriteError::Io { path: output.to_owned(), source });
+        return Err(WriteError::Io {
+            path: output.to_owned(),
+            source,
+        });
     }
     let _ = fs::remove_dir_all(&old);
     Ok(())
@@ -169,7 +230,15 @@ mod tests {
     #[test]
     fn safe_paths() {
         assert!(is_safe_relative("memory/x/index.html"));
-        for bad in ["", "/etc/passwd", "../x", "a/../../x", "a\\b", "a\0b", "./a"] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a\\b",
+            "a\0b",
+            "./a",
+        ] {
             assert!(!is_safe_relative(bad), "{bad:?}");
         }
     }

@@ -1,1 +1,38 @@
+//! errata-search: everything about search, for the `errata` binary and the browser alike.
+//!
+//! The modules follow the data flow: [`schema`] names the fields and their weights,
+//! [`tokenizer`] turns error text into terms, [`writer`] indexes [`Document`]s into one
+//! [`bundle`] file, [`searcher`] opens a bundle and answers queries, [`log`] reads a noisy
+//! training log into the lines that carry errors, and [`diagnose`] queries with those lines and
+//! names the failure with its evidence. Input is plain types, not the generator's structs, and
+//! the search path uses no threads, no mmap and no clock, so the same code runs in WebAssembly.
 
+pub mod bundle;
+pub mod diagnose;
+pub mod log;
+pub mod schema;
+pub mod searcher;
+pub mod tokenizer;
+pub mod writer;
+
+use serde::{Deserialize, Serialize};
+
+pub use bundle::BundleError;
+pub use diagnose::{diagnose, Diagnosis};
+pub use searcher::{Hit, Searcher};
+pub use writer::{build_bundle, WriteError};
+
+/// One entry as the search engine sees it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Document {
+    pub slug: String,
+    pub title: String,
+    pub url: String,
+    pub category: String,
+    pub severity: String,
+    pub tags: Vec<String>,
+    pub signatures: Vec<String>,
+    pub symptoms: Vec<String>,
+    pub summary: String,
+    pub body: String,
+}

@@ -27,14 +27,23 @@ pub fn parse_target(dest: &str) -> Option<(&str, Option<&str>)> {
 
 pub fn internal_links(body: &str) -> Vec<InternalLink> {
     let mut out = Vec::new();
-    for (event, range) in Parser::new_ext(body, crate::render::markdown::options()).into_offset_iter() {
+    for (event, range) in
+        Parser::new_ext(body, crate::render::markdown::options()).into_offset_iter()
+    {
         if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = event {
             if let Some((slug, anchor)) = parse_target(&dest_url) {
-                let offset = body[range.start..range.end].find("@/").map_or(range.start, |o| range.start + o);
+                let offset = body[range.start..range.end]
+                    .find("@/")
+                    .map_or(range.start, |o| range.start + o);
                 let before = &body[..offset];
                 let line = before.matches('\n').count() + 1;
                 let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                out.push(InternalLink { slug: slug.to_owned(), anchor: anchor.map(str::to_owned), line, column });
+                out.push(InternalLink {
+                    slug: slug.to_owned(),
+                    anchor: anchor.map(str::to_owned),
+                    line,
+                    column,
+                });
             }
         }
     }

@@ -5,7 +5,7 @@
 //! too), categories exist in `errata.yaml`, `related` slugs and `[text](@/slug)` links point
 //! at entries, and builds the tag and category maps and each entry's related list (explicit
 //! first, then by shared tags and category, at most [`MAX_RELATED`]). Every problem is
-//! collected; an entry with a problem still links, so later stages can report theirs too.
+//! collected; links to a file that failed to load are not reported a second time.
 
 mod links;
 
@@ -63,17 +63,37 @@ impl Site {
 }
 
 /// Links the entries. Problems are appended to `problems`.
-pub fn link(config: Config, mut entries: Vec<Entry>, problems: &mut Vec<Problem>) -> Site {
+/// `failed` names slugs of files that did not load; links to them are not reported twice.
+pub fn link(
+    config: Config,
+    mut entries: Vec<Entry>,
+    failed: &[Slug],
+    problems: &mut Vec<Problem>,
+) -> Site {
     entries.sort_by(|a, b| a.slug.cmp(&b.slug).then_with(|| a.file.cmp(&b.file)));
     check_duplicates(&mut entries, problems);
-    let by_slug: HashMap<Slug, usize> = entries.iter().enumerate().map(|(i, e)| (e.slug.clone(), i)).collect();
+    let by_slug: HashMap<Slug, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.slug.clone(), i))
+        .collect();
 
     let mut categories: Vec<Category> = config
         .categories
         .iter()
-        .map(|(key, c)| Category { key: key.clone(), title: c.title.clone(), description: c.description.clone(), entries: Vec::new() })
+        .map(|(key, c)| Category {
+            key: key.clone(),
+            title: c.title.clone(),
+            description: c.description.clone(),
+            entries: Vec::new(),
+        })
         .collect();
-    let category_index: HashMap<&str, usize> = config.categories.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+    let category_index: HashMap<&str, usize> = config
+        .categories
+        .keys()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), i))
+        .collect();
     let mut tags: BTreeMap<Tag, Vec<usize>> = BTreeMap::new();
     for (i, entry) in entries.iter().enumerate() {
         match category_index.get(entry.category.as_str()) {
@@ -86,16 +106,24 @@ pub fn link(config: Config, mut entries: Vec<Entry>, problems: &mut Vec<Problem>
                     None => format!("categories in errata.yaml: {}", known.join(", ")),
                 };
                 problems.push(
-                    Problem::error(&entry.file, line, column, format!("unknown category `{}`", entry.category)).with_hint(hint),
+                    Problem::error(
+                        &entry.file,
+                        line,
+                        column,
+                        format!("unknown category `{}`", entry.category),
+                    )
+                    .with_hint(hint),
                 );
             }
         }
         for tag in &entry.tags {
             tags.entry(tag.clone()).or_default().push(i);
         }
-        check_references(entry, &by_slug, problems);
+        check_references(entry, &by_slug, failed, problems);
     }
-    let by_title = |list: &mut Vec<usize>| list.sort_by(|&a, &b| entries[a].title.cmp(&entries[b].title).then(a.cmp(&b)));
+    let by_title = |list: &mut Vec<usize>| {
+        list.sort_by(|&a, &b| entries[a].title.cmp(&entries[b].title).then(a.cmp(&b)))
+    };
     for c in &mut categories {
         by_title(&mut c.entries);
     }
@@ -103,7 +131,14 @@ pub fn link(config: Config, mut entries: Vec<Entry>, problems: &mut Vec<Problem>
         by_title(list);
     }
     let related = related_entries(&entries, &by_slug, &tags, &categories, &category_index);
-    Site { config, entries, by_slug, tags, categories, related }
+    Site {
+        config,
+        entries,
+        by_slug,
+        tags,
+        categories,
+        related,
+    }
 }
 
 /// Two entries with one slug (or file names that differ only by case) would write one page.
@@ -118,8 +153,17 @@ fn check_duplicates(entries: &mut Vec<Entry>, problems: &mut Vec<Problem>) {
             for (this, that) in [(other, e), (e, other)] {
                 let (line, column) = this.spans.key("slug");
                 problems.push(
-                    Problem::error(&this.file, line, column, format!("duplicate slug `{}`, also used by {}", this.slug, that.file.display()))
-                        .with_hint(hint),
+                    Problem::error(
+                        &this.file,
+                        line,
+                        column,
+                        format!(
+                            "duplicate slug `{}`, also used by {}",
+                            this.slug,
+                            that.file.display()
+                        ),
+                    )
+                    .with_hint(hint),
                 );
             }
             drop.insert(i);
@@ -134,22 +178,43 @@ fn check_duplicates(entries: &mut Vec<Entry>, problems: &mut Vec<Problem>) {
     });
 }
 
-fn check_references(entry: &Entry, by_slug: &HashMap<Slug, usize>, problems: &mut Vec<Problem>) {
+fn check_references(
+    entry: &Entry,
+    by_slug: &HashMap<Slug, usize>,
+    failed: &[Slug],
+    problems: &mut Vec<Problem>,
+) {
+    let exists = |slug: &Slug| by_slug.contains_key(slug) || failed.contains(slug);
     let suggest = |slug: &str| {
         did_you_mean(slug, by_slug.keys().map(Slug::as_str))
             .map(|s| format!("did you mean `{s}`?"))
-            .unwrap_or_else(|| "related and `@/` links name an entry's slug (its file name without .md)".into())
+            .unwrap_or_else(|| {
+                "related and `@/` links name an entry's slug (its file name without .md)".into()
+            })
     };
     for r in &entry.related {
         let (line, column) = entry.spans.value("related", r.as_str());
         if r == &entry.slug {
-            problems.push(Problem::error(&entry.file, line, column, format!("entry lists itself as related (`{r}`)")));
-        } else if !by_slug.contains_key(r) {
-            problems.push(Problem::error(&entry.file, line, column, format!("unknown related entry `{r}`")).with_hint(suggest(r.as_str())));
+            problems.push(Problem::error(
+                &entry.file,
+                line,
+                column,
+                format!("entry lists itself as related (`{r}`)"),
+            ));
+        } else if !exists(r) {
+            problems.push(
+                Problem::error(
+                    &entry.file,
+                    line,
+                    column,
+                    format!("unknown related entry `{r}`"),
+                )
+                .with_hint(suggest(r.as_str())),
+            );
         }
     }
     for link in internal_links(&entry.body) {
-        if Slug::parse(&link.slug).ok().filter(|s| by_slug.contains_key(s)).is_none() {
+        if Slug::parse(&link.slug).ok().filter(|s| exists(s)).is_none() {
             problems.push(
                 Problem::error(
                     &entry.file,
@@ -200,8 +265,17 @@ fn related_entries(
                     .filter(|(j, _)| !out.contains(j))
                     .map(|(j, n)| (n, entries[j].category == entry.category, j))
                     .collect();
-                scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then_with(|| entries[a.2].slug.cmp(&entries[b.2].slug)));
-                out.extend(scored.into_iter().take(MAX_RELATED - out.len()).map(|(_, _, j)| j));
+                scored.sort_by(|a, b| {
+                    b.0.cmp(&a.0)
+                        .then(b.1.cmp(&a.1))
+                        .then_with(|| entries[a.2].slug.cmp(&entries[b.2].slug))
+                });
+                out.extend(
+                    scored
+                        .into_iter()
+                        .take(MAX_RELATED - out.len())
+                        .map(|(_, _, j)| j),
+                );
             }
             if out.len() < MAX_RELATED {
                 if let Some(&c) = category_index.get(entry.category.as_str()) {

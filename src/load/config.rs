@@ -38,7 +38,16 @@ pub struct CategoryConfig {
     pub description: String,
 }
 
-const CONFIG_FIELDS: [&str; 8] = ["title", "description", "base_url", "language", "repository", "branch", "theme", "categories"];
+const CONFIG_FIELDS: [&str; 8] = [
+    "title",
+    "description",
+    "base_url",
+    "language",
+    "repository",
+    "branch",
+    "theme",
+    "categories",
+];
 
 /// Names a category cannot take, because the site's own pages live there.
 pub const RESERVED_PATHS: [&str; 5] = ["tags", "failures", "search", "static", "entries"];
@@ -67,18 +76,29 @@ impl Config {
                 .and_then(|rest| rest.split('`').next())
                 .and_then(|field| crate::diagnostic::did_you_mean(field, CONFIG_FIELDS))
                 .map(|s| format!("did you mean `{s}`?"));
-            ParseFailure { line, column, message, hint }
+            ParseFailure {
+                line,
+                column,
+                message,
+                hint,
+            }
         })?;
         for key in config.categories.keys() {
             let clean = super::types::kebab(key);
             if &clean != key || RESERVED_PATHS.contains(&key.as_str()) {
-                let line = text.lines().position(|l| l.trim_start().starts_with(&format!("{key}:"))).map_or(1, |i| i + 1);
+                let line = text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with(&format!("{key}:")))
+                    .map_or(1, |i| i + 1);
                 return Err(ParseFailure {
                     line,
                     column: 1,
                     message: format!("category key `{key}` cannot be used"),
                     hint: Some(if RESERVED_PATHS.contains(&key.as_str()) {
-                        format!("`{key}` is a path of the site itself; reserved: {}", RESERVED_PATHS.join(", "))
+                        format!(
+                            "`{key}` is a path of the site itself; reserved: {}",
+                            RESERVED_PATHS.join(", ")
+                        )
                     } else {
                         format!("category keys are kebab-case, e.g. `{clean}`")
                     }),
@@ -100,7 +120,8 @@ mod tests {
 
     #[test]
     fn parses_and_keeps_category_order() {
-        let c = Config::parse("title: t\ncategories:\n  zeta: {title: Z}\n  alpha: {title: A}\n").unwrap();
+        let c = Config::parse("title: t\ncategories:\n  zeta: {title: Z}\n  alpha: {title: A}\n")
+            .unwrap();
         assert_eq!(c.categories.keys().collect::<Vec<_>>(), ["zeta", "alpha"]);
         assert_eq!(c.base_url(), "http://127.0.0.1:1111/");
     }

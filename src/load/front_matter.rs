@@ -89,7 +89,12 @@ pub struct ParseFailure {
 
 impl ParseFailure {
     fn new(line: usize, column: usize, message: impl Into<String>, hint: Option<&str>) -> Self {
-        ParseFailure { line, column, message: message.into(), hint: hint.map(str::to_owned) }
+        ParseFailure {
+            line,
+            column,
+            message: message.into(),
+            hint: hint.map(str::to_owned),
+        }
     }
 }
 
@@ -115,10 +120,22 @@ pub fn decode(bytes: &[u8]) -> Result<String, ParseFailure> {
         let valid = &bytes[..e.valid_up_to()];
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
         let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-        let column = String::from_utf8_lossy(&valid[line_start..]).chars().count() + 1;
-        ParseFailure::new(line, column, "file is not valid UTF-8", Some("save the file as UTF-8"))
+        let column = String::from_utf8_lossy(&valid[line_start..])
+            .chars()
+            .count()
+            + 1;
+        ParseFailure::new(
+            line,
+            column,
+            "file is not valid UTF-8",
+            Some("save the file as UTF-8"),
+        )
     })?;
-    Ok(if text.contains('\r') { text.replace("\r\n", "\n").replace('\r', "\n") } else { text.to_owned() })
+    Ok(if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text.to_owned()
+    })
 }
 
 /// Finds the `---` fences.
@@ -204,9 +221,15 @@ fn yaml_failure(error: &serde_yaml_ng::Error, first_line: usize) -> ParseFailure
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("known fields: {}", candidates.join(", ")),
         };
-        return ParseFailure::new(line, column, format!("unknown field `{field}`"), Some(&hint));
+        return ParseFailure::new(
+            line,
+            column,
+            format!("unknown field `{field}`"),
+            Some(&hint),
+        );
     }
-    if message.contains("repetition limit exceeded") || message.contains("recursion limit exceeded") {
+    if message.contains("repetition limit exceeded") || message.contains("recursion limit exceeded")
+    {
         return ParseFailure::new(
             line,
             column,
@@ -214,8 +237,16 @@ fn yaml_failure(error: &serde_yaml_ng::Error, first_line: usize) -> ParseFailure
             Some("front matter needs no anchors or aliases; write the values out"),
         );
     }
-    if message.starts_with("updated") || message.contains("premature end of input") || message.contains("input contains invalid characters") {
-        return ParseFailure::new(line, column, message, Some("dates are written YYYY-MM-DD, e.g. `updated: 2026-11-29`"));
+    if message.starts_with("updated")
+        || message.contains("premature end of input")
+        || message.contains("input contains invalid characters")
+    {
+        return ParseFailure::new(
+            line,
+            column,
+            message,
+            Some("dates are written YYYY-MM-DD, e.g. `updated: 2026-11-29`"),
+        );
     }
     let hint = if message.contains("mapping values are not allowed") {
         Some("a value that contains `: ` must be quoted")
@@ -259,7 +290,10 @@ impl Spans {
 
     /// Line and column of a top-level key, or of the opening fence when the key is absent.
     pub fn key(&self, key: &str) -> (usize, usize) {
-        self.keys.iter().find(|(k, _)| k == key).map_or((1, 1), |(_, line)| (*line, 1))
+        self.keys
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or((1, 1), |(_, line)| (*line, 1))
     }
 
     /// Line and column of `needle` inside the value of `key` (the key's line and the
@@ -288,7 +322,9 @@ fn top_level_key(line: &str) -> Option<&str> {
     }
     let colon = line.find(':')?;
     let key = &line[..colon];
-    key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-').then_some(key)
+    key.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        .then_some(key)
 }
 
 #[cfg(test)]
@@ -316,8 +352,14 @@ mod tests {
     #[test]
     fn rejects_empty_and_unterminated() {
         assert_eq!(split_str("").unwrap_err().message, "file is empty");
-        assert_eq!(split_str("---\ntitle: a\n").unwrap_err().message, "front matter is not closed");
-        assert!(split_str("# no front matter").unwrap_err().message.starts_with("missing front matter"));
+        assert_eq!(
+            split_str("---\ntitle: a\n").unwrap_err().message,
+            "front matter is not closed"
+        );
+        assert!(split_str("# no front matter")
+            .unwrap_err()
+            .message
+            .starts_with("missing front matter"));
     }
 
     #[test]
@@ -356,7 +398,8 @@ mod tests {
 
     #[test]
     fn spans_find_values() {
-        let s = split_str("---\ntitle: A\ntags: [x, y]\nrelated:\n  - foo\n  - bar\nfix: z\n---\n").unwrap();
+        let s = split_str("---\ntitle: A\ntags: [x, y]\nrelated:\n  - foo\n  - bar\nfix: z\n---\n")
+            .unwrap();
         let spans = Spans::of(&s);
         assert_eq!(spans.key("tags"), (3, 1));
         assert_eq!(spans.value("related", "bar"), (6, 5));

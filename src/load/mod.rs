@@ -78,11 +78,15 @@ pub struct Loaded {
     pub theme_dir: Option<PathBuf>,
     /// The built-in theme overlaid by the site's own.
     pub theme: theme::ThemeFiles,
+    /// Slugs of files that failed to load: links to them are not reported again.
+    pub failed_slugs: Vec<Slug>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("no site at {root}: `errata.yaml` is missing (run errata in a site folder or pass --root)")]
+    #[error(
+        "no site at {root}: `errata.yaml` is missing (run errata in a site folder or pass --root)"
+    )]
     NoConfig { root: PathBuf },
     #[error("cannot read {path}")]
     Io {
@@ -109,8 +113,17 @@ pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError>
     let config_path = root.join("errata.yaml");
     let config_text = match std::fs::read_to_string(&config_path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(LoadError::NoConfig { root: root.to_owned() }),
-        Err(source) => return Err(LoadError::Io { path: config_path, source }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(LoadError::NoConfig {
+                root: root.to_owned(),
+            })
+        }
+        Err(source) => {
+            return Err(LoadError::Io {
+                path: config_path,
+                source,
+            })
+        }
     };
     let config = Config::parse(&config_text).map_err(|f| {
         let mut sources = Sources::default();
@@ -133,7 +146,9 @@ pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError>
         .collect();
     let mut sources = Sources::default();
     let mut checked = Vec::with_capacity(outcomes.len());
+    let mut failed_slugs = Vec::new();
     for (display, outcome) in outcomes {
+        failed_slugs.extend(outcome.slug);
         if let Some(text) = outcome.text {
             sources.insert(display, text);
         }
@@ -146,7 +161,16 @@ pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError>
     }
     let theme_dir = Some(root.join("themes").join(&config.theme)).filter(|d| d.is_dir());
     let theme = theme::load_theme(theme_dir.as_deref())?;
-    Ok(Loaded { root: root.to_owned(), config, entries: checked, problems, sources, theme_dir, theme })
+    Ok(Loaded {
+        root: root.to_owned(),
+        config,
+        entries: checked,
+        problems,
+        sources,
+        theme_dir,
+        theme,
+        failed_slugs,
+    })
 }
 
 /// Lists the Markdown files under `content/`, sorted, as (display path, real path), with a
@@ -154,7 +178,9 @@ pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError>
 fn walk_content(root: &Path, content: &Path) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    let canonical_content = content.canonicalize().unwrap_or_else(|_| content.to_owned());
+    let canonical_content = content
+        .canonicalize()
+        .unwrap_or_else(|_| content.to_owned());
     let walker = walkdir::WalkDir::new(content)
         .follow_links(true)
         .sort_by_file_name()
@@ -186,7 +212,10 @@ fn walk_content(root: &Path, content: &Path) -> (Vec<(PathBuf, PathBuf)>, Vec<Pr
                 }
             }
             Err(error) => {
-                let path = error.path().map(|p| display_path(root, p)).unwrap_or_else(|| PathBuf::from("content"));
+                let path = error
+                    .path()
+                    .map(|p| display_path(root, p))
+                    .unwrap_or_else(|| PathBuf::from("content"));
                 let message = if error.loop_ancestor().is_some() {
                     "symlink loop".to_owned()
                 } else {
@@ -208,13 +237,21 @@ fn walk_content(root: &Path, content: &Path) -> (Vec<(PathBuf, PathBuf)>, Vec<Pr
 }
 
 fn is_markdown(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("md" | "markdown"))
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("md" | "markdown")
+    )
 }
 
 /// The path relative to the site root, with `/` separators, as users and editors expect.
 pub fn display_path(root: &Path, path: &Path) -> PathBuf {
     let rel = path.strip_prefix(root).unwrap_or(path);
-    PathBuf::from(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+    PathBuf::from(
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
 }
 
 fn io_reason(error: &std::io::Error) -> String {
@@ -230,11 +267,25 @@ struct FileOutcome {
     text: Option<String>,
     entry: Option<Entry>,
     problems: Vec<Problem>,
+    /// The slug the file would have had, when it failed.
+    slug: Option<Slug>,
 }
 
 /// Reads, splits, parses and checks one file.
 fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
-    let failed = |problem: Problem, text: Option<String>| FileOutcome { text, entry: None, problems: vec![problem] };
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let failed = |problem: Problem, text: Option<String>| FileOutcome {
+        slug: text
+            .as_deref()
+            .and_then(explicit_slug)
+            .or_else(|| Slug::from_stem(&stem).ok()),
+        text,
+        entry: None,
+        problems: vec![problem],
+    };
     let at = |f: ParseFailure| {
         let mut p = Problem::error(display, f.line, f.column, f.message);
         p.hint = f.hint;
@@ -260,63 +311,150 @@ fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
         Ok(raw) => raw,
         Err(f) => return failed(at(f), Some(split.text)),
     };
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let content_path = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+    let content_path = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    let slug = raw
+        .slug
+        .as_deref()
+        .and_then(|s| Slug::parse(s).ok())
+        .or_else(|| Slug::from_stem(&stem).ok());
     match check(display, &content_path, &stem, raw, &split) {
-        Ok(entry) => FileOutcome { text: Some(split.text), entry: Some(entry), problems: Vec::new() },
-        Err(problems) => FileOutcome { text: Some(split.text), entry: None, problems },
+        Ok(entry) => FileOutcome {
+            text: Some(split.text),
+            entry: Some(entry),
+            problems: Vec::new(),
+            slug: None,
+        },
+        Err(problems) => FileOutcome {
+            text: Some(split.text),
+            entry: None,
+            problems,
+            slug,
+        },
     }
 }
 
+/// A `slug:` line in front matter that did not parse, so links to the file still resolve.
+fn explicit_slug(text: &str) -> Option<Slug> {
+    let yaml = text.strip_prefix("---\n")?;
+    let end = yaml.find("\n---").unwrap_or(yaml.len());
+    yaml[..end]
+        .lines()
+        .find_map(|l| l.strip_prefix("slug:"))
+        .and_then(|v| Slug::parse(v.trim().trim_matches(['"', '\'']).trim()).ok())
+}
+
 /// Turns raw front matter into an [`Entry`], or every problem with its values.
-fn check(display: &Path, content_path: &str, stem: &str, raw: RawFrontMatter, split: &Split) -> Result<Entry, Vec<Problem>> {
+fn check(
+    display: &Path,
+    content_path: &str,
+    stem: &str,
+    raw: RawFrontMatter,
+    split: &Split,
+) -> Result<Entry, Vec<Problem>> {
     let spans = Spans::of(split);
     let mut problems = Vec::new();
-    let mut problem_at = |key: &str, needle: Option<&str>, message: String, hint: Option<String>| {
-        let (line, column) = match needle {
-            Some(n) => spans.value(key, n),
-            None => spans.key(key),
-        };
-        let mut p = Problem::error(display, line, column, message);
-        p.hint = hint;
-        problems.push(p);
-    };
-    let mut required = |key: &str, value: &Option<String>, hint: &str| match value.as_deref().map(str::trim) {
-        Some(v) if !v.is_empty() => Some(v.to_owned()),
-        Some(_) => {
-            problem_at(key, None, format!("`{key}` is empty"), Some(hint.to_owned()));
-            None
-        }
-        None => {
-            problem_at(key, None, format!("missing required field `{key}`"), Some(hint.to_owned()));
-            None
-        }
-    };
-    let title = required("title", &raw.title, "add `title: ...`, the failure's name as a reader would search it");
-    let summary = required("summary", &raw.summary, "add `summary: ...`, the quick answer in one or two sentences");
-    let category = required("category", &raw.category, "add `category: ...`, a key of `categories` in errata.yaml");
-    let severity_raw = required("severity", &raw.severity, "add `severity: ...`: low, medium, high or critical");
-    let severity = severity_raw.as_deref().and_then(|s| match Severity::parse(s) {
-        Some(v) => Some(v),
-        None => {
-            let hint = match crate::diagnostic::did_you_mean(s, Severity::NAMES) {
-                Some(m) => format!("did you mean `{m}`? severity is one of low, medium, high, critical"),
-                None => "severity is one of low, medium, high, critical".to_owned(),
+    let mut problem_at =
+        |key: &str, needle: Option<&str>, message: String, hint: Option<String>| {
+            let (line, column) = match needle {
+                Some(n) => spans.value(key, n),
+                None => spans.key(key),
             };
-            problem_at("severity", Some(s), format!("invalid severity `{s}`"), Some(hint));
-            None
-        }
-    });
+            let mut p = Problem::error(display, line, column, message);
+            p.hint = hint;
+            problems.push(p);
+        };
+    let mut required =
+        |key: &str, value: &Option<String>, hint: &str| match value.as_deref().map(str::trim) {
+            Some(v) if !v.is_empty() => Some(v.to_owned()),
+            Some(_) => {
+                problem_at(
+                    key,
+                    None,
+                    format!("`{key}` is empty"),
+                    Some(hint.to_owned()),
+                );
+                None
+            }
+            None => {
+                problem_at(
+                    key,
+                    None,
+                    format!("missing required field `{key}`"),
+                    Some(hint.to_owned()),
+                );
+                None
+            }
+        };
+    let title = required(
+        "title",
+        &raw.title,
+        "add `title: ...`, the failure's name as a reader would search it",
+    );
+    let summary = required(
+        "summary",
+        &raw.summary,
+        "add `summary: ...`, the quick answer in one or two sentences",
+    );
+    let category = required(
+        "category",
+        &raw.category,
+        "add `category: ...`, a key of `categories` in errata.yaml",
+    );
+    let severity_raw = required(
+        "severity",
+        &raw.severity,
+        "add `severity: ...`: low, medium, high or critical",
+    );
+    let severity = severity_raw
+        .as_deref()
+        .and_then(|s| match Severity::parse(s) {
+            Some(v) => Some(v),
+            None => {
+                let hint = match crate::diagnostic::did_you_mean(s, Severity::NAMES) {
+                    Some(m) => format!(
+                        "did you mean `{m}`? severity is one of low, medium, high, critical"
+                    ),
+                    None => "severity is one of low, medium, high, critical".to_owned(),
+                };
+                problem_at(
+                    "severity",
+                    Some(s),
+                    format!("invalid severity `{s}`"),
+                    Some(hint),
+                );
+                None
+            }
+        });
     let kind = match raw.kind.as_deref() {
         None => Some(Kind::Failure),
         Some(k) => Kind::parse(k).or_else(|| {
-            problem_at("kind", Some(k), format!("invalid kind `{k}`"), Some("kind is `failure` (the default) or `guide`".into()));
+            problem_at(
+                "kind",
+                Some(k),
+                format!("invalid kind `{k}`"),
+                Some("kind is `failure` (the default) or `guide`".into()),
+            );
             None
         }),
     };
     let slug = match raw.slug.as_deref() {
-        Some(s) => Slug::parse(s).map_err(|m| problem_at("slug", Some(s), m, None)).ok(),
-        None => Slug::from_stem(stem).map_err(|m| problem_at("title", None, m, Some("add `slug: ...` to the front matter".into()))).ok(),
+        Some(s) => Slug::parse(s)
+            .map_err(|m| problem_at("slug", Some(s), m, None))
+            .ok(),
+        None => Slug::from_stem(stem)
+            .map_err(|m| {
+                problem_at(
+                    "title",
+                    None,
+                    m,
+                    Some("add `slug: ...` to the front matter".into()),
+                )
+            })
+            .ok(),
     };
     let mut tags: Vec<Tag> = Vec::with_capacity(raw.tags.len());
     for t in &raw.tags {
@@ -333,7 +471,12 @@ fn check(display: &Path, content_path: &str, stem: &str, raw: RawFrontMatter, sp
             Err(m) => problem_at("related", Some(r), m, None),
         }
     }
-    for (key, list) in [("signatures", &raw.signatures), ("root_causes", &raw.root_causes), ("affects", &raw.affects), ("confirm", &raw.confirm)] {
+    for (key, list) in [
+        ("signatures", &raw.signatures),
+        ("root_causes", &raw.root_causes),
+        ("affects", &raw.affects),
+        ("confirm", &raw.confirm),
+    ] {
         if list.iter().any(|s| s.trim().is_empty()) {
             problem_at(key, None, format!("`{key}` has an empty item"), None);
         }
@@ -356,13 +499,25 @@ fn check(display: &Path, content_path: &str, stem: &str, raw: RawFrontMatter, sp
     for r in &raw.references {
         let url = r.url.trim();
         if !(url.starts_with("https://") || url.starts_with("http://")) {
-            problem_at("references", Some(&r.url), format!("reference URL `{}` is not http(s)", r.url), Some("references link to web pages: `https://...`".into()));
+            problem_at(
+                "references",
+                Some(&r.url),
+                format!("reference URL `{}` is not http(s)", r.url),
+                Some("references link to web pages: `https://...`".into()),
+            );
         }
         if r.title.trim().is_empty() {
-            problem_at("references", Some(&r.url), "reference has an empty title".into(), None);
+            problem_at(
+                "references",
+                Some(&r.url),
+                "reference has an empty title".into(),
+                None,
+            );
         }
     }
-    let (Some(title), Some(summary), Some(category), Some(severity), Some(kind), Some(slug)) = (title, summary, category, severity, kind, slug) else {
+    let (Some(title), Some(summary), Some(category), Some(severity), Some(kind), Some(slug)) =
+        (title, summary, category, severity, kind, slug)
+    else {
         return Err(problems);
     };
     if !problems.is_empty() {
@@ -379,15 +534,33 @@ fn check(display: &Path, content_path: &str, stem: &str, raw: RawFrontMatter, sp
         kind,
         tags,
         summary,
-        signatures: raw.signatures.into_iter().map(|s| s.trim().to_owned()).collect(),
+        signatures: raw
+            .signatures
+            .into_iter()
+            .map(|s| s.trim().to_owned())
+            .collect(),
         fingerprint: nonempty(raw.fingerprint),
-        symptoms: raw.symptoms.into_iter().map(|s| Symptom { symptom: s.symptom, why: s.why }).collect(),
+        symptoms: raw
+            .symptoms
+            .into_iter()
+            .map(|s| Symptom {
+                symptom: s.symptom,
+                why: s.why,
+            })
+            .collect(),
         root_causes: raw.root_causes,
         fix: nonempty(raw.fix),
         affects: raw.affects,
         confirm: raw.confirm,
         related,
-        references: raw.references.into_iter().map(|r| Reference { title: r.title, url: r.url.trim().to_owned() }).collect(),
+        references: raw
+            .references
+            .into_iter()
+            .map(|r| Reference {
+                title: r.title,
+                url: r.url.trim().to_owned(),
+            })
+            .collect(),
         updated: raw.updated,
         draft: raw.draft,
         body: split.text[split.body.clone()].to_owned(),

@@ -43,12 +43,21 @@ pub fn load_theme(site_theme: Option<&Path>) -> Result<ThemeFiles, ThemeError> {
         }
     }
     if let Some(dir) = site_theme {
-        for item in walkdir::WalkDir::new(dir).sort_by_file_name().into_iter().filter_map(Result::ok) {
+        for item in walkdir::WalkDir::new(dir)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+        {
             if !item.file_type().is_file() || item.file_name().to_string_lossy().starts_with('.') {
                 continue;
             }
-            let rel = super::display_path(dir, item.path()).to_string_lossy().into_owned();
-            let bytes = std::fs::read(item.path()).map_err(|source| ThemeError::Io { path: item.path().to_owned(), source })?;
+            let rel = super::display_path(dir, item.path())
+                .to_string_lossy()
+                .into_owned();
+            let bytes = std::fs::read(item.path()).map_err(|source| ThemeError::Io {
+                path: item.path().to_owned(),
+                source,
+            })?;
             add(&mut files, &rel, bytes)?;
         }
     }
@@ -57,7 +66,9 @@ pub fn load_theme(site_theme: Option<&Path>) -> Result<ThemeFiles, ThemeError> {
 
 fn add(files: &mut ThemeFiles, path: &str, bytes: Vec<u8>) -> Result<(), ThemeError> {
     if let Some(name) = path.strip_prefix("templates/") {
-        let text = String::from_utf8(bytes).map_err(|_| ThemeError::NotUtf8 { name: name.to_owned() })?;
+        let text = String::from_utf8(bytes).map_err(|_| ThemeError::NotUtf8 {
+            name: name.to_owned(),
+        })?;
         files.templates.insert(name.to_owned(), text);
     } else if let Some(name) = path.strip_prefix("static/") {
         files.statics.insert(name.to_owned(), bytes);

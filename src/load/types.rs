@@ -21,7 +21,9 @@ impl Slug {
         if raw.contains("..") || raw.contains('/') || raw.contains('\\') {
             return Err(format!("slug `{raw}` may not contain `..`, `/` or `\\`"));
         }
-        let ok = raw.chars().all(|c| (c.is_alphanumeric() && !c.is_uppercase()) || c == '-')
+        let ok = raw
+            .chars()
+            .all(|c| (c.is_alphanumeric() && !c.is_uppercase()) || c == '-')
             && !raw.starts_with('-')
             && !raw.ends_with('-')
             && !raw.contains("--");
@@ -37,7 +39,8 @@ impl Slug {
 
     /// The default slug of a file stem: `CUDA OOM` becomes `cuda-oom`.
     pub fn from_stem(stem: &str) -> Result<Slug, String> {
-        Slug::parse(&kebab(stem)).map_err(|_| format!("file name `{stem}` gives no usable slug; set `slug:`"))
+        Slug::parse(&kebab(stem))
+            .map_err(|_| format!("file name `{stem}` gives no usable slug; set `slug:`"))
     }
 
     pub fn as_str(&self) -> &str {
@@ -162,8 +165,17 @@ mod tests {
 
     #[test]
     fn tags_normalise_to_one() {
-        for raw in ["Activation Memory", "activation_memory", "activation-memory", " activationMemory "] {
-            assert_eq!(Tag::parse(raw).unwrap().as_str(), "activation-memory", "{raw}");
+        for raw in [
+            "Activation Memory",
+            "activation_memory",
+            "activation-memory",
+            " activationMemory ",
+        ] {
+            assert_eq!(
+                Tag::parse(raw).unwrap().as_str(),
+                "activation-memory",
+                "{raw}"
+            );
         }
         assert!(Tag::parse("--").is_err());
     }
@@ -174,9 +186,15 @@ mod tests {
         assert!(Slug::parse("Cuda").is_err());
         assert!(Slug::parse("../etc").is_err());
         assert!(Slug::parse("a--b").is_err());
-        assert_eq!(Slug::from_stem("CUDA OOM (v2)").unwrap().as_str(), "cuda-oom-v2");
+        assert_eq!(
+            Slug::from_stem("CUDA OOM (v2)").unwrap().as_str(),
+            "cuda-oom-v2"
+        );
         assert!(Slug::from_stem("...").is_err());
-        assert_eq!(Slug::from_stem("Fehler über Speicher").unwrap().as_str(), "fehler-über-speicher");
+        assert_eq!(
+            Slug::from_stem("Fehler über Speicher").unwrap().as_str(),
+            "fehler-über-speicher"
+        );
     }
 
     #[test]

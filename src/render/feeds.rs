@@ -18,7 +18,9 @@ pub fn by_recency(site: &Site) -> Vec<usize> {
     let mut order: Vec<usize> = (0..site.entries.len()).collect();
     order.sort_by(|&a, &b| {
         let (ea, eb) = (&site.entries[a], &site.entries[b]);
-        eb.updated.cmp(&ea.updated).then_with(|| ea.slug.cmp(&eb.slug))
+        eb.updated
+            .cmp(&ea.updated)
+            .then_with(|| ea.slug.cmp(&eb.slug))
     });
     order
 }
@@ -27,7 +29,10 @@ pub fn sitemap(site: &Site, pages: &[(String, Option<String>)]) -> String {
     let base = site.config.base_url();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
     for (url, lastmod) in pages {
-        out.push_str(&format!("  <url><loc>{}</loc>", xml(&format!("{base}{url}"))));
+        out.push_str(&format!(
+            "  <url><loc>{}</loc>",
+            xml(&format!("{base}{url}"))
+        ));
         if let Some(date) = lastmod {
             out.push_str(&format!("<lastmod>{date}</lastmod>"));
         }
@@ -40,7 +45,11 @@ pub fn sitemap(site: &Site, pages: &[(String, Option<String>)]) -> String {
 pub fn atom(site: &Site) -> String {
     let base = site.config.base_url();
     let order = by_recency(site);
-    let newest = order.first().and_then(|&i| site.entries[i].updated).map(|d| d.to_string()).unwrap_or_else(|| "1970-01-01".into());
+    let newest = order
+        .first()
+        .and_then(|&i| site.entries[i].updated)
+        .map(|d| d.to_string())
+        .unwrap_or_else(|| "1970-01-01".into());
     let mut out = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"{}\">\n  <title>{}</title>\n  <subtitle>{}</subtitle>\n  <link href=\"{}\"/>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}atom.xml\"/>\n  <id>{}</id>\n  <updated>{newest}T00:00:00Z</updated>\n  <generator uri=\"https://github.com/errata\" version=\"{}\">errata</generator>\n",
         xml(&site.config.language),
@@ -54,7 +63,10 @@ pub fn atom(site: &Site) -> String {
     for &i in order.iter().take(50) {
         let e = &site.entries[i];
         let url = format!("{base}{}", site.entry_url(i));
-        let updated = e.updated.map(|d| d.to_string()).unwrap_or_else(|| newest.clone());
+        let updated = e
+            .updated
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| newest.clone());
         out.push_str(&format!(
             "  <entry>\n    <title>{}</title>\n    <link href=\"{}\"/>\n    <id>{}</id>\n    <updated>{updated}T00:00:00Z</updated>\n    <author><name>{}</name></author>\n    <category term=\"{}\"/>\n    <summary>{}</summary>\n  </entry>\n",
             xml(&e.title),
@@ -70,7 +82,10 @@ pub fn atom(site: &Site) -> String {
 }
 
 pub fn robots(site: &Site) -> String {
-    format!("User-agent: *\nAllow: /\n\nSitemap: {}sitemap.xml\n", site.config.base_url())
+    format!(
+        "User-agent: *\nAllow: /\n\nSitemap: {}sitemap.xml\n",
+        site.config.base_url()
+    )
 }
 
 pub fn opensearch(site: &Site) -> String {
@@ -116,18 +131,27 @@ pub fn entries_json(site: &Site) -> String {
                 title: &e.title,
                 url: site.entry_url(i),
                 category: &e.category,
-                category_title: site.category(&e.category).map_or(e.category.as_str(), |c| c.title.as_str()),
+                category_title: site
+                    .category(&e.category)
+                    .map_or(e.category.as_str(), |c| c.title.as_str()),
                 severity: e.severity.as_str(),
                 kind: e.kind.as_str(),
                 tags: e.tags.iter().map(|t| t.as_str()).collect(),
                 summary: plain_text(&e.summary),
                 signatures: &e.signatures,
-                related: site.related[i].iter().map(|&j| site.entries[j].slug.as_str()).collect(),
+                related: site.related[i]
+                    .iter()
+                    .map(|&j| site.entries[j].slug.as_str())
+                    .collect(),
                 updated: e.updated.map(|d| d.to_string()),
             }
         })
         .collect();
-    let mut out = serde_json::to_string_pretty(&EntriesJson { version: 1, entries }).unwrap_or_default();
+    let mut out = serde_json::to_string_pretty(&EntriesJson {
+        version: 1,
+        entries,
+    })
+    .unwrap_or_default();
     out.push('\n');
     out
 }

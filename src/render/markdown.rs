@@ -24,6 +24,22 @@ pub fn options() -> Options {
         | Options::ENABLE_HEADING_ATTRIBUTES
 }
 
+/// Ids the entry template gives its own sections; body headings never take them.
+pub const RESERVED_IDS: [&str; 12] = [
+    "main",
+    "quick-answer",
+    "signatures",
+    "symptoms",
+    "root-causes",
+    "confirm-it",
+    "affects",
+    "faq",
+    "references",
+    "related",
+    "contents",
+    "search-input",
+];
+
 /// What a body may link to.
 pub trait Links {
     /// The URL (relative to the page) of an entry, if the slug exists.
@@ -66,19 +82,26 @@ pub fn render_inline(markdown: &str, links: &dyn Links) -> String {
     let mut html = String::with_capacity(markdown.len() + 16);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     let trimmed = html.trim_end();
-    match trimmed.strip_prefix("<p>").and_then(|s| s.strip_suffix("</p>")) {
+    match trimmed
+        .strip_prefix("<p>")
+        .and_then(|s| s.strip_suffix("</p>"))
+    {
         Some(inner) if !inner.contains("<p>") => inner.to_owned(),
         _ => trimmed.to_owned(),
     }
 }
 
-fn rewrite<'a>(parser: Parser<'a>, links: &dyn Links, mut toc: Option<&mut Vec<TocItem>>) -> Vec<Event<'a>> {
+fn rewrite<'a>(
+    parser: Parser<'a>,
+    links: &dyn Links,
+    mut toc: Option<&mut Vec<TocItem>>,
+) -> Vec<Event<'a>> {
     let mut out: Vec<Event<'a>> = Vec::new();
     let mut code: Option<(String, String)> = None;
     let mut heading: Option<(HeadingLevel, Option<String>, Vec<Event<'a>>, String)> = None;
     let mut link_stack: Vec<LinkKind> = Vec::new();
     let mut image_depth = 0usize;
-    let mut ids: HashSet<String> = HashSet::new();
+    let mut ids: HashSet<String> = RESERVED_IDS.iter().map(|s| s.to_string()).collect();
 
     for event in parser {
         if let Some((_, buf)) = code.as_mut() {
@@ -107,8 +130,14 @@ fn rewrite<'a>(parser: Parser<'a>, links: &dyn Links, mut toc: Option<&mut Vec<T
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, explicit, inner, text)) = heading.take() {
-                    let base = explicit.map(|i| crate::load::types::kebab(&i)).unwrap_or_else(|| crate::load::types::kebab(&text));
-                    let base = if base.is_empty() { "section".to_owned() } else { base };
+                    let base = explicit
+                        .map(|i| crate::load::types::kebab(&i))
+                        .unwrap_or_else(|| crate::load::types::kebab(&text));
+                    let base = if base.is_empty() {
+                        "section".to_owned()
+                    } else {
+                        base
+                    };
                     let mut id = base.clone();
                     let mut n = 1;
                     while !ids.insert(id.clone()) {
@@ -118,7 +147,11 @@ fn rewrite<'a>(parser: Parser<'a>, links: &dyn Links, mut toc: Option<&mut Vec<T
                     let n = level as u8;
                     if let Some(toc) = toc.as_deref_mut() {
                         if n == 2 || n == 3 {
-                            toc.push(TocItem { level: n, id: id.clone(), title: text.trim().to_owned() });
+                            toc.push(TocItem {
+                                level: n,
+                                id: id.clone(),
+                                title: text.trim().to_owned(),
+                            });
                         }
                     }
                     let id = escape(&id);
@@ -131,7 +164,12 @@ fn rewrite<'a>(parser: Parser<'a>, links: &dyn Links, mut toc: Option<&mut Vec<T
             Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
             Event::Start(Tag::HtmlBlock) => Event::Start(Tag::Paragraph),
             Event::End(TagEnd::HtmlBlock) => Event::End(TagEnd::Paragraph),
-            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
                 if let Some((slug, anchor)) = parse_target(&dest_url) {
                     link_stack.push(LinkKind::Entry);
                     let href = links.entry(slug).map(|u| match anchor {
@@ -139,10 +177,17 @@ fn rewrite<'a>(parser: Parser<'a>, links: &dyn Links, mut toc: Option<&mut Vec<T
                         None => u,
                     });
                     let href = href.unwrap_or_default();
-                    Event::Html(format!("<a class=\"entry-link\" href=\"{}\">", escape(&href)).into())
+                    Event::Html(
+                        format!("<a class=\"entry-link\" href=\"{}\">", escape(&href)).into(),
+                    )
                 } else if safe_url(&dest_url) {
                     link_stack.push(LinkKind::Plain);
-                    Event::Start(Tag::Link { link_type, dest_url, title, id })
+                    Event::Start(Tag::Link {
+                        link_type,
+                        dest_url,
+                        title,
+                        id,
+                    })
                 } else {
                     link_stack.push(LinkKind::Dropped);
                     continue;
@@ -153,12 +198,27 @@ fn rewrite<'a>(parser: Parser<'a>, links: &dyn Links, mut toc: Option<&mut Vec<T
                 Some(LinkKind::Dropped) => continue,
                 _ => Event::End(TagEnd::Link),
             },
-            Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
                 image_depth += 1;
                 if safe_url(&dest_url) && !dest_url.starts_with("@/") {
-                    Event::Start(Tag::Image { link_type, dest_url, title, id })
+                    Event::Start(Tag::Image {
+                        link_type,
+                        dest_url,
+                        title,
+                        id,
+                    })
                 } else {
-                    Event::Start(Tag::Image { link_type, dest_url: CowStr::Borrowed(""), title, id })
+                    Event::Start(Tag::Image {
+                        link_type,
+                        dest_url: CowStr::Borrowed(""),
+                        title,
+                        id,
+                    })
                 }
             }
             Event::End(TagEnd::Image) => {
@@ -175,7 +235,9 @@ fn rewrite<'a>(parser: Parser<'a>, links: &dyn Links, mut toc: Option<&mut Vec<T
             continue;
         }
         match event {
-            Event::Text(text) if link_stack.is_empty() && image_depth == 0 && text.contains('#') => {
+            Event::Text(text)
+                if link_stack.is_empty() && image_depth == 0 && text.contains('#') =>
+            {
                 push_hashtags(&mut out, text, links);
             }
             other => out.push(other),
@@ -192,10 +254,18 @@ fn push_hashtags<'a>(out: &mut Vec<Event<'a>>, text: CowStr<'a>, links: &dyn Lin
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'#' && (i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'(' | b'[' | b',' | b';')) {
+        if bytes[i] == b'#'
+            && (i == 0
+                || matches!(
+                    bytes[i - 1],
+                    b' ' | b'\t' | b'\n' | b'(' | b'[' | b',' | b';'
+                ))
+        {
             let start = i + 1;
             let mut end = start;
-            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-' || bytes[end] == b'_') {
+            while end < bytes.len()
+                && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-' || bytes[end] == b'_')
+            {
                 end += 1;
             }
             while end > start && matches!(bytes[end - 1], b'-' | b'_') {
@@ -209,7 +279,12 @@ fn push_hashtags<'a>(out: &mut Vec<Event<'a>>, text: CowStr<'a>, links: &dyn Lin
                         pieces.push(Event::Text(s[last..i].to_owned().into()));
                     }
                     pieces.push(Event::Html(
-                        format!("<a class=\"tag-link\" href=\"{}\">#{}</a>", escape(&url), escape(word)).into(),
+                        format!(
+                            "<a class=\"tag-link\" href=\"{}\">#{}</a>",
+                            escape(&url),
+                            escape(word)
+                        )
+                        .into(),
                     ));
                     last = end;
                     i = end;
@@ -231,7 +306,10 @@ fn push_hashtags<'a>(out: &mut Vec<Event<'a>>, text: CowStr<'a>, links: &dyn Lin
 
 /// True for relative URLs, fragments and the http, https and mailto schemes.
 pub fn safe_url(url: &str) -> bool {
-    let cleaned: String = url.chars().filter(|c| !c.is_control() && !c.is_whitespace()).collect();
+    let cleaned: String = url
+        .chars()
+        .filter(|c| !c.is_control() && !c.is_whitespace())
+        .collect();
     let lower = cleaned.to_ascii_lowercase();
     match lower.find(':') {
         None => true,
@@ -261,7 +339,10 @@ mod tests {
 
     #[test]
     fn raw_html_is_text() {
-        let r = render_body("<script>alert(1)</script>\n\nhi <img src=x onerror=alert(1)>\n", &Fixture);
+        let r = render_body(
+            "<script>alert(1)</script>\n\nhi <img src=x onerror=alert(1)>\n",
+            &Fixture,
+        );
         assert!(!r.html.contains("<script"), "{}", r.html);
         assert!(!r.html.contains("<img"), "{}", r.html);
         assert!(r.html.contains("&lt;script&gt;"), "{}", r.html);
@@ -278,39 +359,69 @@ mod tests {
     #[test]
     fn entry_links_and_hashtags() {
         let r = render_body("See [k](@/known#why) and #nan, #unknown-tag, `#nan` and [#nan](https://x/#nan).\n\n## #nan heading\n", &Fixture);
-        assert!(r.html.contains("<a class=\"entry-link\" href=\"../../memory/known/#why\">k</a>"), "{}", r.html);
-        assert_eq!(r.html.matches("class=\"tag-link\"").count(), 1, "{}", r.html);
+        assert!(
+            r.html
+                .contains("<a class=\"entry-link\" href=\"../../memory/known/#why\">k</a>"),
+            "{}",
+            r.html
+        );
+        assert_eq!(
+            r.html.matches("class=\"tag-link\"").count(),
+            1,
+            "{}",
+            r.html
+        );
         assert!(r.html.contains("#unknown-tag"), "{}", r.html);
         assert!(r.html.contains("<code>#nan</code>"), "{}", r.html);
     }
 
     #[test]
     fn headings_get_unique_ids_and_toc() {
-        let r = render_body("## Why it happens\n\ntext\n\n## Why it happens\n\n### Code `x`\n", &Fixture);
+        let r = render_body(
+            "## Why it happens\n\ntext\n\n## Why it happens\n\n### Code `x`\n",
+            &Fixture,
+        );
         assert!(r.html.contains("<h2 id=\"why-it-happens\">"), "{}", r.html);
-        assert!(r.html.contains("<h2 id=\"why-it-happens-2\">"), "{}", r.html);
+        assert!(
+            r.html.contains("<h2 id=\"why-it-happens-2\">"),
+            "{}",
+            r.html
+        );
         assert_eq!(r.toc.len(), 3);
         assert_eq!(r.toc[2].title, "Code x");
     }
 
     #[test]
     fn extensions_on() {
-        let r = render_body("| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\n~~old~~ [^1]\n\n[^1]: note\n", &Fixture);
-        for needle in ["<table>", "checkbox", "<del>old</del>", "footnote-definition"] {
+        let r = render_body(
+            "| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\n~~old~~ [^1]\n\n[^1]: note\n",
+            &Fixture,
+        );
+        for needle in [
+            "<table>",
+            "checkbox",
+            "<del>old</del>",
+            "footnote-definition",
+        ] {
             assert!(r.html.contains(needle), "{needle}: {}", r.html);
         }
     }
 
     #[test]
     fn inline_has_no_paragraph() {
-        assert_eq!(render_inline("use `x()` now", &Fixture), "use <code>x()</code> now");
+        assert_eq!(
+            render_inline("use `x()` now", &Fixture),
+            "use <code>x()</code> now"
+        );
     }
 
     #[test]
     fn deep_nesting_does_not_overflow() {
         let deep = format!("{}x", "> ".repeat(5000));
         let _ = render_body(&deep, &Fixture);
-        let list: String = (0..3000).map(|i| format!("{}- x\n", "  ".repeat(i))).collect();
+        let list: String = (0..3000)
+            .map(|i| format!("{}- x\n", "  ".repeat(i)))
+            .collect();
         let _ = render_body(&list, &Fixture);
     }
 }

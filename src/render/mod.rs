@@ -31,10 +31,20 @@ pub enum RenderError {
     Template { name: String, message: String },
     #[error("the theme has no template {name}")]
     MissingTemplate { name: String },
+    #[error("cannot build the search index: {0}")]
+    Search(#[from] errata_search::WriteError),
 }
 
 /// The templates a theme must provide.
-pub const REQUIRED_TEMPLATES: [&str; 7] = ["base.html", "index.html", "entry.html", "list.html", "tags.html", "404.html", "search.html"];
+pub const REQUIRED_TEMPLATES: [&str; 7] = [
+    "base.html",
+    "index.html",
+    "entry.html",
+    "list.html",
+    "tags.html",
+    "404.html",
+    "search.html",
+];
 
 /// Flattens a Tera error and its causes into one line.
 fn tera_message(error: &tera::Error) -> String {
@@ -48,11 +58,25 @@ fn tera_message(error: &tera::Error) -> String {
     message
 }
 
+/// Tera's autoescape, without escaping `/` (so URLs stay readable in the HTML).
+fn escape_html(s: &str) -> String {
+    highlight::escape(s)
+}
+
 /// Compiles the theme's templates once.
 pub fn compile_templates(theme: &ThemeFiles) -> Result<Tera, RenderError> {
     let mut tera = Tera::default();
-    tera.add_raw_templates(theme.templates.iter().map(|(n, t)| (n.as_str(), t.as_str())))
-        .map_err(|e| RenderError::Template { name: "theme".into(), message: tera_message(&e) })?;
+    tera.set_escape_fn(escape_html);
+    tera.add_raw_templates(
+        theme
+            .templates
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str())),
+    )
+    .map_err(|e| RenderError::Template {
+        name: "theme".into(),
+        message: tera_message(&e),
+    })?;
     for name in REQUIRED_TEMPLATES {
         if !theme.templates.contains_key(name) {
             return Err(RenderError::MissingTemplate { name: name.into() });
@@ -86,21 +110,39 @@ fn value<T: Serialize>(v: &T) -> tera::Value {
 }
 
 /// Renders the whole site. `tick` is called once per page rendered, for a progress bar.
-pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn() + Sync)) -> Result<Vec<Output>, RenderError> {
+pub fn render_site(
+    site: &Site,
+    theme: &ThemeFiles,
+    tera: &Tera,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Output>, RenderError> {
     let site_value = value(&site_view(site));
     let base_path = base_path(&site.config.base_url());
-    let home = Crumb { title: "Home".into(), url: String::new() };
+    let home = Crumb {
+        title: "Home".into(),
+        url: String::new(),
+    };
 
     let render = |page: Page<'_>| -> Result<Output, RenderError> {
         let mut ctx = Context::new();
         ctx.insert("site", &site_value);
         ctx.insert("root", &page.root);
-        ctx.insert("canonical", &format!("{}{}", site.config.base_url(), page.url));
+        ctx.insert(
+            "canonical",
+            &format!("{}{}", site.config.base_url(), page.url),
+        );
         ctx.insert("generator_version", env!("CARGO_PKG_VERSION"));
         let crumbs: Vec<Crumb> = page
             .crumbs
             .iter()
-            .map(|c| Crumb { title: c.title.clone(), url: if c.url.is_empty() && c.title == "Home" { page.root.clone() } else { c.url.clone() } })
+            .map(|c| Crumb {
+                title: c.title.clone(),
+                url: if c.url.is_empty() && c.title == "Home" {
+                    page.root.clone()
+                } else {
+                    c.url.clone()
+                },
+            })
             .collect();
         ctx.insert("breadcrumbs", &crumbs);
         for (k, v) in page.extra {
@@ -108,9 +150,15 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
         }
         let html = tera
             .render(page.template, &ctx)
-            .map_err(|e| RenderError::Template { name: page.template.into(), message: tera_message(&e) })?;
+            .map_err(|e| RenderError::Template {
+                name: page.template.into(),
+                message: tera_message(&e),
+            })?;
         tick();
-        Ok(Output { path: page.path, bytes: html.into_bytes() })
+        Ok(Output {
+            path: page.path,
+            bytes: html.into_bytes(),
+        })
     };
 
     // Entry pages, in parallel.
@@ -124,10 +172,15 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
             let crumbs = vec![
                 home.clone(),
                 Crumb {
-                    title: site.category(&e.category).map_or(e.category.clone(), |c| c.title.clone()),
+                    title: site
+                        .category(&e.category)
+                        .map_or(e.category.clone(), |c| c.title.clone()),
                     url: format!("{root}{}", crate::link::Site::category_url(&e.category)),
                 },
-                Crumb { title: e.title.clone(), url: String::new() },
+                Crumb {
+                    title: e.title.clone(),
+                    url: String::new(),
+                },
             ];
             render(Page {
                 template: "entry.html",
@@ -169,7 +222,13 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
         path: "failures/index.html".into(),
         root: "../".into(),
         url: "failures/".into(),
-        crumbs: vec![home.clone(), Crumb { title: "All failures".into(), url: String::new() }],
+        crumbs: vec![
+            home.clone(),
+            Crumb {
+                title: "All failures".into(),
+                url: String::new(),
+            },
+        ],
         extra: list("All failures".into(), String::new(), "all", cards(&all)),
         _marker: Default::default(),
     });
@@ -180,7 +239,13 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
             path: format!("{}/index.html", c.key),
             root: "../".into(),
             url: crate::link::Site::category_url(&c.key),
-            crumbs: vec![home.clone(), Crumb { title: c.title.clone(), url: String::new() }],
+            crumbs: vec![
+                home.clone(),
+                Crumb {
+                    title: c.title.clone(),
+                    url: String::new(),
+                },
+            ],
             extra: list(c.title.clone(), description, "category", cards(&c.entries)),
             _marker: Default::default(),
         });
@@ -194,14 +259,24 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
     let tag_list: Vec<TagView<'_>> = site
         .tags
         .iter()
-        .map(|(t, list)| TagView { name: t.as_str(), url: crate::link::Site::tag_url(t), count: list.len() })
+        .map(|(t, list)| TagView {
+            name: t.as_str(),
+            url: crate::link::Site::tag_url(t),
+            count: list.len(),
+        })
         .collect();
     pages.push(Page {
         template: "tags.html",
         path: "tags/index.html".into(),
         root: "../".into(),
         url: "tags/".into(),
-        crumbs: vec![home.clone(), Crumb { title: "Tags".into(), url: String::new() }],
+        crumbs: vec![
+            home.clone(),
+            Crumb {
+                title: "Tags".into(),
+                url: String::new(),
+            },
+        ],
         extra: vec![("tags", value(&tag_list))],
         _marker: Default::default(),
     });
@@ -214,8 +289,14 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
             url,
             crumbs: vec![
                 home.clone(),
-                Crumb { title: "Tags".into(), url: "../".into() },
-                Crumb { title: format!("#{tag}"), url: String::new() },
+                Crumb {
+                    title: "Tags".into(),
+                    url: "../".into(),
+                },
+                Crumb {
+                    title: format!("#{tag}"),
+                    url: String::new(),
+                },
             ],
             extra: list(format!("#{tag}"), String::new(), "tag", cards(list_of)),
             _marker: Default::default(),
@@ -226,7 +307,13 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
         path: "search/index.html".into(),
         root: "../".into(),
         url: "search/".into(),
-        crumbs: vec![home.clone(), Crumb { title: "Search".into(), url: String::new() }],
+        crumbs: vec![
+            home.clone(),
+            Crumb {
+                title: "Search".into(),
+                url: String::new(),
+            },
+        ],
         extra: Vec::new(),
         _marker: Default::default(),
     });
@@ -243,20 +330,38 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
         .iter()
         .filter(|p| p.template != "404.html")
         .map(|p| (p.url.clone(), None))
-        .chain((0..site.entries.len()).map(|i| (site.entry_url(i), site.entries[i].updated.map(|d| d.to_string()))))
+        .chain((0..site.entries.len()).map(|i| {
+            (
+                site.entry_url(i),
+                site.entries[i].updated.map(|d| d.to_string()),
+            )
+        }))
         .collect();
-    let rendered: Vec<Output> = pages.into_par_iter().map(render).collect::<Result<_, _>>()?;
+    let rendered: Vec<Output> = pages
+        .into_par_iter()
+        .map(render)
+        .collect::<Result<_, _>>()?;
     outputs.extend(rendered);
 
-    let text = |path: &str, s: String| Output { path: path.into(), bytes: s.into_bytes() };
+    let text = |path: &str, s: String| Output {
+        path: path.into(),
+        bytes: s.into_bytes(),
+    };
     outputs.push(text("sitemap.xml", feeds::sitemap(site, &sitemap_pages)));
     outputs.push(text("atom.xml", feeds::atom(site)));
     outputs.push(text("robots.txt", feeds::robots(site)));
     outputs.push(text("opensearch.xml", feeds::opensearch(site)));
     outputs.push(text("entries.json", feeds::entries_json(site)));
     outputs.push(text("static/highlight.css", highlight::stylesheet()));
+    outputs.push(Output {
+        path: crate::search::BUNDLE_PATH.into(),
+        bytes: errata_search::build_bundle(&crate::search::documents(site))?,
+    });
     for (name, bytes) in &theme.statics {
-        outputs.push(Output { path: format!("static/{name}"), bytes: bytes.clone() });
+        outputs.push(Output {
+            path: format!("static/{name}"),
+            bytes: bytes.clone(),
+        });
     }
     outputs.sort_by(|a, b| a.path.cmp(&b.path));
     outputs.dedup_by(|a, b| a.path == b.path);
@@ -265,7 +370,9 @@ pub fn render_site(site: &Site, theme: &ThemeFiles, tera: &Tera, tick: &(dyn Fn(
 
 /// The path part of the base URL (`/` or `/errata/`), for pages served at any depth (404).
 fn base_path(base_url: &str) -> String {
-    let after_scheme = base_url.split_once("://").map_or(base_url, |(_, rest)| rest);
+    let after_scheme = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
     match after_scheme.find('/') {
         Some(i) => after_scheme[i..].to_owned(),
         None => "/".to_owned(),

@@ -144,9 +144,18 @@ pub fn card(site: &Site, index: usize) -> Card<'_> {
         summary_text: plain_text(&e.summary),
         severity: e.severity.as_str(),
         kind: e.kind.as_str(),
-        category_title: site.category(&e.category).map_or(e.category.as_str(), |c| c.title.as_str()),
+        category_title: site
+            .category(&e.category)
+            .map_or(e.category.as_str(), |c| c.title.as_str()),
         category_url: Site::category_url(&e.category),
-        tags: e.tags.iter().map(|t| LinkView { name: t.as_str(), url: Site::tag_url(t) }).collect(),
+        tags: e
+            .tags
+            .iter()
+            .map(|t| LinkView {
+                name: t.as_str(),
+                url: Site::tag_url(t),
+            })
+            .collect(),
         updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
     }
 }
@@ -159,13 +168,19 @@ pub struct PageLinks<'a> {
 
 impl Links for PageLinks<'_> {
     fn entry(&self, slug: &str) -> Option<String> {
-        let index = *self.site.by_slug.get(&crate::load::Slug::parse(slug).ok()?)?;
+        let index = *self
+            .site
+            .by_slug
+            .get(&crate::load::Slug::parse(slug).ok()?)?;
         Some(format!("{}{}", self.root, self.site.entry_url(index)))
     }
 
     fn tag(&self, tag: &str) -> Option<String> {
         let tag = crate::load::Tag::parse(tag).ok()?;
-        self.site.tags.contains_key(&tag).then(|| format!("{}{}", self.root, Site::tag_url(&tag)))
+        self.site
+            .tags
+            .contains_key(&tag)
+            .then(|| format!("{}{}", self.root, Site::tag_url(&tag)))
     }
 }
 
@@ -190,17 +205,38 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
             title: category.map_or(e.category.as_str(), |c| c.title.as_str()),
             url: Site::category_url(&e.category),
         },
-        tags: e.tags.iter().map(|t| LinkView { name: t.as_str(), url: Site::tag_url(t) }).collect(),
+        tags: e
+            .tags
+            .iter()
+            .map(|t| LinkView {
+                name: t.as_str(),
+                url: Site::tag_url(t),
+            })
+            .collect(),
         summary_html: inline(&e.summary),
         summary_text: plain_text(&e.summary),
         fingerprint_html: e.fingerprint.as_deref().map(inline).unwrap_or_default(),
         fix_html: e.fix.as_deref().map(inline).unwrap_or_default(),
-        symptoms: e.symptoms.iter().map(|s| SymptomView { symptom_html: inline(&s.symptom), why_html: inline(&s.why) }).collect(),
+        symptoms: e
+            .symptoms
+            .iter()
+            .map(|s| SymptomView {
+                symptom_html: inline(&s.symptom),
+                why_html: inline(&s.why),
+            })
+            .collect(),
         root_causes_html: e.root_causes.iter().map(|s| inline(s)).collect(),
         affects: &e.affects,
         confirm_html: e.confirm.iter().map(|s| inline(s)).collect(),
         signatures: &e.signatures,
-        references: e.references.iter().map(|r| ReferenceView { title: &r.title, url: &r.url }).collect(),
+        references: e
+            .references
+            .iter()
+            .map(|r| ReferenceView {
+                title: &r.title,
+                url: &r.url,
+            })
+            .collect(),
         updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
         body_html: body.html,
         toc: body.toc,
@@ -211,7 +247,14 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
             .config
             .repository
             .as_deref()
-            .map(|r| format!("{}/edit/{}/content/{}", r.trim_end_matches('/'), site.config.branch, e.content_path))
+            .map(|r| {
+                format!(
+                    "{}/edit/{}/content/{}",
+                    r.trim_end_matches('/'),
+                    site.config.branch,
+                    e.content_path
+                )
+            })
             .unwrap_or_default(),
     }
 }
@@ -230,18 +273,35 @@ fn faq(site: &Site, index: usize, links: &PageLinks<'_>) -> Vec<FaqItem> {
     let name = e.title.trim_end_matches('.');
     push(format!("What is {name}?"), e.summary.trim().to_owned());
     if !e.root_causes.is_empty() {
-        let causes: Vec<String> = e.root_causes.iter().map(|c| c.trim().trim_end_matches('.').to_owned()).collect();
-        push(format!("What causes {name}?"), format!("{}.", causes.join("; ")));
+        let causes: Vec<String> = e
+            .root_causes
+            .iter()
+            .map(|c| c.trim().trim_end_matches('.').to_owned())
+            .collect();
+        push(
+            format!("What causes {name}?"),
+            format!("{}.", causes.join("; ")),
+        );
     }
     if let Some(fix) = &e.fix {
         push(format!("How do I fix {name}?"), fix.trim().to_owned());
     }
     if !e.confirm.is_empty() {
-        let checks: Vec<String> = e.confirm.iter().map(|c| c.trim().trim_end_matches('.').to_owned()).collect();
-        push(format!("How do I confirm it is {name}?"), format!("{}.", checks.join("; ")));
+        let checks: Vec<String> = e
+            .confirm
+            .iter()
+            .map(|c| c.trim().trim_end_matches('.').to_owned())
+            .collect();
+        push(
+            format!("How do I confirm it is {name}?"),
+            format!("{}.", checks.join("; ")),
+        );
     }
     if let Some(sig) = e.signatures.first() {
-        push("Which error message does it show?".to_owned(), format!("`{}`", sig.replace('`', "'")));
+        push(
+            "Which error message does it show?".to_owned(),
+            format!("`{}`", sig.replace('`', "'")),
+        );
     }
     items
 }
@@ -272,7 +332,9 @@ pub fn plain_text(markdown: &str) -> String {
     let mut out = String::with_capacity(markdown.len());
     for event in Parser::new(markdown) {
         match event {
-            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => out.push_str(&t),
+            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => {
+                out.push_str(&t)
+            }
             Event::SoftBreak | Event::HardBreak | Event::End(_) => out.push(' '),
             _ => {}
         }

@@ -1,0 +1,297 @@
+//! Opening a bundle and answering queries.
+//!
+//! Takes a bundle's bytes (or documents, which are bundled in memory first, so both paths run
+//! the same code); answers any text with ranked [`Hit`]s. A query is never parsed as query
+//! syntax: the text is tokenized like the index and every term becomes a weighted optional
+//! clause over the text fields, so quotes, colons, `AND(` or 10 kB of junk are all just text.
+//! The BM25 score is then raised by how much of the entry's best signature the query covers,
+//! and that signature is reported as the one that matched.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::TopDocs;
+use tantivy::directory::RamDirectory;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
+
+use crate::bundle::{self, BundleError, DOCS_FILE};
+use crate::schema::{fields_of, Fields};
+use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
+use crate::Document;
+
+/// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// How much full coverage of a signature multiplies the BM25 score by (1 + this).
+const COVERAGE_BOOST: f32 = 6.0;
+
+/// What the bundle keeps of each entry to present a hit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DocMeta {
+    pub slug: String,
+    pub title: String,
+    pub url: String,
+    pub category: String,
+    pub severity: String,
+    pub signatures: Vec<String>,
+}
+
+impl DocMeta {
+    pub fn of(d: &Document) -> DocMeta {
+        DocMeta {
+            slug: d.slug.clone(),
+            title: d.title.clone(),
+            url: d.url.clone(),
+            category: d.category.clone(),
+            severity: d.severity.clone(),
+            signatures: d.signatures.clone(),
+        }
+    }
+}
+
+/// One ranked entry.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hit {
+    pub slug: String,
+    pub title: String,
+    pub url: String,
+    pub category: String,
+    pub severity: String,
+    pub score: f32,
+    /// The entry's signature that the query covers best, if it covers any term of one.
+    pub matched_signature: Option<String>,
+    /// The share of that signature's terms found in the query, 0 to 1.
+    pub coverage: f32,
+}
+
+/// An opened index.
+pub struct Searcher {
+    reader: IndexReader,
+    fields: Fields,
+    docs: Vec<DocMeta>,
+    /// For each document, each signature's terms in order.
+    signature_terms: Vec<Vec<Vec<String>>>,
+}
+
+impl Searcher {
+    /// Opens a bundle written by [`crate::build_bundle`].
+    pub fn from_bundle(bytes: &[u8]) -> Result<Searcher, BundleError> {
+        let files = bundle::unpack(bytes)?;
+        let docs: Vec<DocMeta> =
+            serde_json::from_slice(files.get(DOCS_FILE).ok_or(BundleError::Missing {
+                name: DOCS_FILE.into(),
+            })?)
+            .map_err(|e| BundleError::Corrupt {
+                reason: format!("{DOCS_FILE}: {e}"),
+            })?;
+        if !files.contains_key("meta.json") {
+            return Err(BundleError::Missing {
+                name: "meta.json".into(),
+            });
+        }
+        let directory = RamDirectory::create();
+        for (name, data) in &files {
+            if name != DOCS_FILE {
+                directory
+                    .atomic_write(Path::new(name), data)
+                    .map_err(|e| BundleError::Index {
+                        reason: e.to_string(),
+                    })?;
+            }
+        }
+        let index_error = |e: tantivy::TantivyError| BundleError::Index {
+            reason: e.to_string(),
+        };
+        let index = Index::open(directory).map_err(index_error)?;
+        index
+            .tokenizers()
+            .register(TOKENIZER_NAME, ErrorTokenizer::default());
+        let fields = fields_of(&index.schema()).map_err(index_error)?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(index_error)?;
+        let num_docs = reader.searcher().num_docs() as usize;
+        if num_docs != docs.len() {
+            return Err(BundleError::Corrupt {
+                reason: format!("{num_docs} indexed documents but {} entries", docs.len()),
+            });
+        }
+        let signature_terms = docs
+            .iter()
+            .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
+            .collect();
+        Ok(Searcher {
+            reader,
+            fields,
+            docs,
+            signature_terms,
+        })
+    }
+
+    /// Indexes documents in memory and opens them, through the same bundle code as the site.
+    pub fn from_documents(documents: &[Document]) -> Result<Searcher, crate::WriteError> {
+        let bytes = crate::build_bundle(documents)?;
+        Searcher::from_bundle(&bytes).map_err(|e| crate::WriteError::Read {
+            name: "bundle".into(),
+            reason: e.to_string(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    pub fn docs(&self) -> &[DocMeta] {
+        &self.docs
+    }
+
+    /// The distinct terms a text is searched by, in order of first appearance, capped.
+    pub fn query_terms(text: &str) -> Vec<String> {
+        let mut seen = HashSet::new();
+        terms(text)
+            .into_iter()
+            .filter(|t| seen.insert(t.clone()))
+            .take(MAX_QUERY_TERMS)
+            .collect()
+    }
+
+    /// Ranks entries for any text. Never fails: an index read error gives no hits.
+    pub fn search(&self, text: &str, limit: usize) -> Vec<Hit> {
+        let sequence = terms(text);
+        let mut seen = HashSet::new();
+        let query_terms: Vec<String> = sequence
+            .iter()
+            .filter(|t| seen.insert(t.as_str()))
+            .take(MAX_QUERY_TERMS)
+            .cloned()
+            .collect();
+        self.search_terms(&query_terms, &sequence, limit)
+    }
+
+    /// Ranks entries for distinct query terms; `sequence` is the text's terms in order, for
+    /// matching signatures as phrases.
+    fn search_terms(&self, query_terms: &[String], sequence: &[String], limit: usize) -> Vec<Hit> {
+        if query_terms.is_empty() || limit == 0 || self.docs.is_empty() {
+            return Vec::new();
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(query_terms.len() * 6);
+        for term in query_terms {
+            for (field, boost) in self.fields.weighted() {
+                let q = TermQuery::new(
+                    Term::from_field_text(field, term),
+                    IndexRecordOption::WithFreqs,
+                );
+                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+            }
+        }
+        let query = BooleanQuery::new(clauses);
+        let searcher = self.reader.searcher();
+        let Ok(top) = searcher.search(
+            &query,
+            &TopDocs::with_limit(limit.saturating_mul(4).max(20)).order_by_score(),
+        ) else {
+            return Vec::new();
+        };
+        let term_set: HashSet<&str> = query_terms.iter().map(String::as_str).collect();
+        let mut hits: Vec<Hit> = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let Some(ord) = searcher
+                .segment_reader(address.segment_ord)
+                .fast_fields()
+                .u64("ord")
+                .ok()
+                .and_then(|c| c.first(address.doc_id))
+            else {
+                continue;
+            };
+            let Some(meta) = self.docs.get(ord as usize) else {
+                continue;
+            };
+            let (matched_signature, coverage) =
+                self.best_signature(ord as usize, &term_set, sequence);
+            hits.push(Hit {
+                slug: meta.slug.clone(),
+                title: meta.title.clone(),
+                url: meta.url.clone(),
+                category: meta.category.clone(),
+                severity: meta.severity.clone(),
+                score: score * (1.0 + COVERAGE_BOOST * coverage * coverage * coverage),
+                matched_signature,
+                coverage,
+            });
+        }
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.slug.cmp(&b.slug))
+        });
+        hits.truncate(limit);
+        hits
+    }
+
+    /// The signature the query covers best (ties: the longer signature). Coverage is the mean
+    /// of the share of its terms found anywhere in the query and the share found as one run in
+    /// the signature's order, so the signature's own wording counts more than scattered words.
+    fn best_signature(
+        &self,
+        ord: usize,
+        query: &HashSet<&str>,
+        sequence: &[String],
+    ) -> (Option<String>, f32) {
+        let mut best: Option<(f32, usize, usize)> = None;
+        for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
+            if sig_terms.is_empty() {
+                continue;
+            }
+            let found = sig_terms
+                .iter()
+                .filter(|t| query.contains(t.as_str()))
+                .count();
+            if found == 0 {
+                continue;
+            }
+            let bag = found as f32 / sig_terms.len() as f32;
+            let run = longest_run(sig_terms, sequence) as f32 / sig_terms.len() as f32;
+            let coverage = (bag + run) / 2.0;
+            let better = match best {
+                None => true,
+                Some((c, len, _)) => coverage > c || (coverage == c && sig_terms.len() > len),
+            };
+            if better {
+                best = Some((coverage, sig_terms.len(), i));
+            }
+        }
+        match best {
+            Some((coverage, _, i)) => (Some(self.docs[ord].signatures[i].clone()), coverage),
+            None => (None, 0.0),
+        }
+    }
+}
+
+/// The length of the longest run of `signature`'s terms that appears, in order and adjacent,
+/// in `sequence`.
+fn longest_run(signature: &[String], sequence: &[String]) -> usize {
+    let mut best = 0;
+    for (j, q) in sequence.iter().enumerate() {
+        for (i, s) in signature.iter().enumerate() {
+            if s == q && signature.len() - i > best {
+                let run = signature[i..]
+                    .iter()
+                    .zip(&sequence[j..])
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                best = best.max(run);
+            }
+        }
+    }
+    best
+}

@@ -1,0 +1,129 @@
+//! Human-readable output of `errata search` and `errata diagnose`.
+//!
+//! Takes the engine's hits and diagnoses; yields plain text for a terminal (and the JSON
+//! wrapper for `search --json`). No colour codes, so it pipes cleanly.
+
+use std::fmt::Write;
+
+use errata_search::diagnose::{Diagnosis, LogRef};
+use errata_search::Hit;
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct SearchJson<'a> {
+    pub query: &'a str,
+    pub hits: &'a [Hit],
+}
+
+pub fn hits(hits: &[Hit]) -> String {
+    let mut out = String::new();
+    if hits.is_empty() {
+        out.push_str("no entry matches\n");
+        return out;
+    }
+    for (i, hit) in hits.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}. {}  [{}]  score {:.2}",
+            i + 1,
+            hit.title,
+            hit.slug,
+            hit.score
+        );
+        if let Some(sig) = &hit.matched_signature {
+            let _ = writeln!(out, "   matched: {sig}");
+        }
+        let _ = writeln!(out, "   {}", hit.url);
+    }
+    out
+}
+
+fn ranks(r: &LogRef) -> String {
+    match r.ranks.as_slice() {
+        [] => String::new(),
+        [one] => format!(" (rank {one})"),
+        many => format!(
+            " (ranks {})",
+            many.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(max).collect::<String>())
+    }
+}
+
+pub fn diagnosis(d: &Diagnosis) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", d.message);
+    let _ = writeln!(
+        out,
+        "read {} lines, {} distinct error lines",
+        d.lines_read, d.error_lines
+    );
+    if let Some(first) = &d.first_failure {
+        let _ = writeln!(
+            out,
+            "\nfirst failing line {}{}: {}",
+            first.line,
+            ranks(first),
+            shorten(&first.text, 160)
+        );
+    }
+    for (i, e) in d.entries.iter().enumerate() {
+        let label = if i == 0 && d.diagnosed {
+            "diagnosis"
+        } else {
+            "candidate"
+        };
+        let _ = writeln!(
+            out,
+            "\n{}. {label}: {}  [{}]  score {:.2}",
+            i + 1,
+            e.title,
+            e.slug,
+            e.score
+        );
+        let _ = writeln!(out, "   {}", e.url);
+        for ev in e.evidence.iter().take(if i == 0 { 5 } else { 2 }) {
+            let repeat = if ev.count > 1 {
+                format!(" ×{}", ev.count)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "   line {} [{}]{repeat}: {}",
+                ev.line,
+                ev.role,
+                shorten(&ev.text, 140)
+            );
+            if let Some(sig) = &ev.signature {
+                let _ = writeln!(out, "      matches signature: {}", shorten(sig, 120));
+            }
+        }
+    }
+    if !d.collateral.is_empty() {
+        let _ = writeln!(out, "\ncollateral (follows from the first failure):");
+        for c in d.collateral.iter().take(10) {
+            let _ = writeln!(
+                out,
+                "   line {}{}: {}",
+                c.line,
+                ranks(c),
+                shorten(&c.text, 140)
+            );
+        }
+        if d.collateral.len() > 10 {
+            let _ = writeln!(out, "   … and {} more", d.collateral.len() - 10);
+        }
+    }
+    out
+}
