@@ -8,7 +8,8 @@
 //! Groups: `valid_site` (what a good build writes), `content_errors` (one fixture per kind of
 //! bad input: exit 1, `file:line:col: message`, nothing written), `safety` (raw HTML and script
 //! links), `output` (determinism, atomic replacement, refusing foreign folders), `ci` (GitHub
-//! Actions annotations), `new_command` and `usage`.
+//! Actions annotations), `new_command`, `usage`, and `search` (search, diagnose and the bundle on
+//! the real content).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -17,6 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const ERRATA: &str = env!("CARGO_BIN_EXE_errata");
+
+#[path = "site/search.rs"]
+mod search;
 
 // ---------------------------------------------------------------------------------------------
 // Harness

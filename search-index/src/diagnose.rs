@@ -26,6 +26,8 @@ const SUPPORT_SHARE: f32 = 0.3;
 const CONTEXT_WEIGHT: f32 = 0.25;
 /// The signature coverage below which a match is too weak to call a diagnosis.
 const MIN_COVERAGE: f32 = 0.5;
+/// The same, when the log has no error line and only its plain lines matched.
+const MIN_CONTEXT_COVERAGE: f32 = 0.8;
 
 /// A log line that matched an entry.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -216,42 +218,47 @@ pub fn diagnose(searcher: &Searcher, log: &str) -> Diagnosis {
     let best_coverage = entries.first().map_or(0.0, |e| {
         e.evidence.iter().map(|v| v.coverage).fold(0.0, f32::max)
     });
-    let diagnosed = !entries.is_empty() && best_coverage >= MIN_COVERAGE;
-    let message = if report
+    let only_context = report
         .error_lines
         .iter()
-        .all(|l| l.kind == LineKind::Context)
-        && !diagnosed
-    {
+        .all(|l| l.kind == LineKind::Context);
+    let threshold = if only_context {
+        MIN_CONTEXT_COVERAGE
+    } else {
+        MIN_COVERAGE
+    };
+    let diagnosed = !entries.is_empty() && best_coverage >= threshold;
+    let error_lines = if only_context {
+        0
+    } else {
+        report.error_lines.len()
+    };
+    let message = if only_context && !diagnosed {
+        entries.clear();
         format!(
             "No error lines found in {} lines of log: no recognisable failure.",
             report.lines_read
         )
-    } else if report
-        .error_lines
-        .iter()
-        .all(|l| l.kind == LineKind::Context)
-    {
+    } else if only_context {
         format!("No error lines found; the text reads like {} (matched by its wording, not an error line).", entries[0].title)
     } else if entries.is_empty() {
-        format!(
-            "Found {} error line(s), but no entry matches them: no recognisable failure.",
-            report.error_lines.len()
-        )
+        format!("Found {error_lines} error line(s), but no entry matches them: no recognisable failure.")
     } else if !diagnosed {
-        format!("Found {} error line(s); no entry matches a known error signature closely. The closest entries are listed.", report.error_lines.len())
+        format!("Found {error_lines} error line(s); no entry matches a known error signature closely. The closest entries are listed.")
     } else {
         let top = &entries[0];
         match &first_failure {
-            Some(f) => format!(
-                "Likely {} (first failing line {}{}).",
-                top.title,
-                f.line,
-                f.ranks
+            Some(f) => {
+                let rank = f
+                    .ranks
                     .first()
                     .map(|r| format!(", rank {r}"))
-                    .unwrap_or_default()
-            ),
+                    .unwrap_or_default();
+                format!(
+                    "Likely {} (first failing line {}{rank}).",
+                    top.title, f.line
+                )
+            }
             None => format!("Likely {}.", top.title),
         }
     };
@@ -259,7 +266,7 @@ pub fn diagnose(searcher: &Searcher, log: &str) -> Diagnosis {
         diagnosed,
         message,
         lines_read: report.lines_read,
-        error_lines: report.error_lines.len(),
+        error_lines,
         entries,
         first_failure,
         collateral,

@@ -80,6 +80,7 @@ pub fn read_log(text: &str) -> LogReport {
     let mut lines_read = 0;
     let mut first_error_seen = false;
     let mut context: Vec<ErrorLine> = Vec::new();
+    let mut context_keys: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut recent: HashMap<Option<u32>, std::collections::VecDeque<String>> = HashMap::new();
     // IPython traceback headers whose final exception line has not come (yet)
     let mut pending: HashMap<Option<u32>, Option<ErrorLine>> = HashMap::new();
@@ -145,7 +146,7 @@ pub fn read_log(text: &str) -> LogReport {
                     && !line.indented
                     && !is_frame(&line.text)
                     && terms(&line.text).len() >= 4
-                    && !context.iter().any(|c| c.text == line.text)
+                    && context_keys.insert(fold_key(&line.text))
                 {
                     context.push(ErrorLine {
                         line: i + 1,

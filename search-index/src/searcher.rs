@@ -25,6 +25,9 @@ use crate::Document;
 /// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
 pub const MAX_QUERY_TERMS: usize = 64;
 
+/// A term found in more than 1/this of a large index's documents is skipped in prose fields.
+const COMMON_TERM_SHARE: u64 = 4;
+
 /// How much full coverage of a signature multiplies the BM25 score by (1 + this).
 const COVERAGE_BOOST: f32 = 6.0;
 
@@ -72,6 +75,8 @@ pub struct Searcher {
     reader: IndexReader,
     fields: Fields,
     docs: Vec<DocMeta>,
+    /// For each segment, the `ord` column (the index never reloads, so segments are fixed).
+    ords: Vec<tantivy::columnar::Column<u64>>,
     /// For each document, each signature's terms in order.
     signature_terms: Vec<Vec<Vec<String>>>,
 }
@@ -125,9 +130,17 @@ impl Searcher {
             .iter()
             .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
             .collect();
+        let ords = reader
+            .searcher()
+            .segment_readers()
+            .iter()
+            .map(|r| r.fast_fields().u64("ord"))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(index_error)?;
         Ok(Searcher {
             reader,
             fields,
+            ords,
             docs,
             signature_terms,
         })
@@ -183,18 +196,28 @@ impl Searcher {
         if query_terms.is_empty() || limit == 0 || self.docs.is_empty() {
             return Vec::new();
         }
+        let searcher = self.reader.searcher();
+        let total = searcher.num_docs().max(1);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(query_terms.len() * 6);
         for term in query_terms {
             for (field, boost) in self.fields.weighted() {
-                let q = TermQuery::new(
-                    Term::from_field_text(field, term),
-                    IndexRecordOption::WithFreqs,
-                );
+                let term = Term::from_field_text(field, term);
+                // A term in most documents of a prose field tells little and costs the longest
+                // postings; signatures and titles keep every term.
+                if boost < 2.0
+                    && total >= 200
+                    && searcher.doc_freq(&term).unwrap_or(0) * COMMON_TERM_SHARE > total
+                {
+                    continue;
+                }
+                let q = TermQuery::new(term, IndexRecordOption::WithFreqs);
                 clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
             }
         }
+        if clauses.is_empty() {
+            return Vec::new();
+        }
         let query = BooleanQuery::new(clauses);
-        let searcher = self.reader.searcher();
         let Ok(top) = searcher.search(
             &query,
             &TopDocs::with_limit(limit.saturating_mul(4).max(20)).order_by_score(),
@@ -204,11 +227,9 @@ impl Searcher {
         let term_set: HashSet<&str> = query_terms.iter().map(String::as_str).collect();
         let mut hits: Vec<Hit> = Vec::with_capacity(top.len());
         for (score, address) in top {
-            let Some(ord) = searcher
-                .segment_reader(address.segment_ord)
-                .fast_fields()
-                .u64("ord")
-                .ok()
+            let Some(ord) = self
+                .ords
+                .get(address.segment_ord as usize)
                 .and_then(|c| c.first(address.doc_id))
             else {
                 continue;

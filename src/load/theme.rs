@@ -13,6 +13,7 @@ use rust_embed::RustEmbed;
 #[derive(RustEmbed)]
 #[folder = "themes/default/"]
 #[exclude = "*.swp"]
+#[exclude = "screenshot.png"]
 struct DefaultTheme;
 
 #[derive(Debug, Clone, Default)]

@@ -1,0 +1,258 @@
+//! `errata search`, `errata diagnose` and the bundle, on the real `content/` and on logs the
+//! project wrote (`tests/fixtures/logs/`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use errata_search::{diagnose, Searcher};
+
+use super::{run, Run, ERRATA};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn log(name: &str) -> PathBuf {
+    repo().join("tests/fixtures/logs").join(name)
+}
+
+/// The real content, indexed in memory.
+fn searcher() -> (Searcher, Vec<errata_search::Document>) {
+    let checked = errata::pipeline::check(&repo(), false, None).expect("content/ checks");
+    let docs = errata::search::documents(&checked.site);
+    (Searcher::from_documents(&docs).expect("indexes"), docs)
+}
+
+fn errata(args: &[&str]) -> Run {
+    let mut c = Command::new(ERRATA);
+    c.args(args)
+        .arg("--root")
+        .arg(repo())
+        .env_remove("GITHUB_ACTIONS");
+    run(c)
+}
+
+#[test]
+fn every_signature_ranks_an_entry_that_has_it_first() {
+    let (searcher, docs) = searcher();
+    let mut checked = 0;
+    for doc in &docs {
+        for sig in &doc.signatures {
+            let hits = searcher.search(sig, 3);
+            let top = hits.first().unwrap_or_else(|| panic!("no hit for {sig:?}"));
+            let owner = docs.iter().find(|d| d.slug == top.slug).unwrap();
+            assert!(
+                owner
+                    .signatures
+                    .iter()
+                    .any(|s| errata_search::tokenizer::terms(s)
+                        == errata_search::tokenizer::terms(sig)),
+                "signature {sig:?} of {} ranks {} first",
+                doc.slug,
+                top.slug
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} signatures");
+}
+
+#[test]
+fn a_pasted_error_with_its_numbers_finds_its_entry() {
+    let (searcher, _) = searcher();
+    let cases = [
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.53 GiB. GPU 0 has a total capacity of 23.65 GiB", "memory/"),
+        ("[rank3]:[E1201 10:00:00.1 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800044 milliseconds before timing out.", "nccl-watchdog-timeout"),
+        ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!", "tensors-on-different-devices"),
+        ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)", "matmul-shape-mismatch"),
+    ];
+    for (query, expected) in cases {
+        let hits = searcher.search(query, 3);
+        assert!(
+            hits.first()
+                .is_some_and(|h| h.slug == expected || h.url.starts_with(expected)),
+            "{query:?} -> {hits:#?}"
+        );
+        assert!(hits[0].matched_signature.is_some());
+    }
+}
+
+#[test]
+fn any_text_is_a_valid_query() {
+    let (searcher, _) = searcher();
+    let junk: String = (0..2_000)
+        .map(|i| ["AND(", "\"", ":", "[x", "OR", "*", "~2", "\\", "🙂"][i % 9])
+        .collect();
+    for q in [
+        "",
+        "\"",
+        "AND(",
+        "title:",
+        "foo:bar OR (baz",
+        "[rank0]: ",
+        "\u{0}\u{1}",
+        "-",
+        "****",
+        junk.as_str(),
+        &"x ".repeat(5_000),
+    ] {
+        let _ = searcher.search(q, 5);
+    }
+    for q in ["\"unbalanced", "AND(OR", "title:(x", ""] {
+        let r = errata(&["search", q]);
+        assert!(matches!(r.code, Some(0) | Some(1)), "{q:?}: {r}");
+        assert!(!r.stderr.contains("error"), "{q:?}: {r}");
+    }
+}
+
+#[test]
+fn search_json_is_data() {
+    let r = errata(&[
+        "search",
+        "--json",
+        "ncclUnhandledCudaError: Call to CUDA function failed.",
+    ]);
+    r.assert_exit(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+    assert_eq!(
+        v["hits"][0]["slug"], "nccl-communicator-error",
+        "{}",
+        r.stdout
+    );
+    assert!(v["hits"][0]["score"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn multi_rank_log_names_the_first_failing_rank_and_the_collateral() {
+    let (searcher, _) = searcher();
+    let text = std::fs::read_to_string(log("multi-rank-oom.log")).unwrap();
+    let d = diagnose(&searcher, &text);
+    assert!(d.diagnosed, "{d:#?}");
+    assert!(
+        d.entries[0].url.starts_with("memory/"),
+        "top entry {}",
+        d.entries[0].slug
+    );
+    let first = d.first_failure.as_ref().unwrap();
+    assert_eq!(first.ranks, [3]);
+    assert!(
+        first
+            .text
+            .starts_with("torch.OutOfMemoryError: CUDA out of memory."),
+        "{first:?}"
+    );
+    let cause = &d.entries[0].evidence[0];
+    assert_eq!((cause.line, cause.role), (first.line, "cause"));
+    let collateral: Vec<&str> = d.collateral.iter().map(|c| c.text.as_str()).collect();
+    assert!(
+        collateral
+            .iter()
+            .any(|t| t.starts_with("Watchdog caught collective operation timeout")),
+        "{collateral:?}"
+    );
+    assert!(
+        collateral.iter().any(|t| t.contains("ChildFailedError")),
+        "{collateral:?}"
+    );
+    let watchdog = d
+        .collateral
+        .iter()
+        .find(|c| c.text.starts_with("Watchdog"))
+        .unwrap();
+    assert_eq!(watchdog.ranks, [0, 1, 2, 4, 5, 6, 7], "folded across ranks");
+    assert_eq!(watchdog.count, 7);
+}
+
+#[test]
+fn diagnose_cli_text_and_json() {
+    let path = log("multi-rank-oom.log");
+    let r = errata(&["diagnose", path.to_str().unwrap()]);
+    r.assert_exit(0)
+        .stdout_has("first failing line")
+        .stdout_has("(rank 3)")
+        .stdout_has("collateral");
+    let r = errata(&["diagnose", "--json", path.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["first_failure"]["ranks"][0], 3);
+    assert_eq!(v["diagnosed"], true);
+}
+
+#[test]
+fn a_clean_log_says_so() {
+    let r = errata(&["diagnose", log("clean-run.log").to_str().unwrap()]);
+    r.assert_exit(1).stdout_has("no recognisable failure");
+}
+
+#[test]
+fn diagnose_reads_stdin() {
+    let mut c = Command::new(ERRATA);
+    c.args(["diagnose", "-", "--root"]).arg(repo());
+    c.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("cuda-illegal-memory-access"), "{stdout}");
+}
+
+#[test]
+fn bundle_and_memory_answer_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let mut c = Command::new(ERRATA);
+    c.args(["build", "--root"])
+        .arg(repo())
+        .arg("--output")
+        .arg(&out);
+    run(c).assert_exit(0);
+    let bundle = std::fs::read(out.join(errata::search::BUNDLE_PATH)).unwrap();
+    let from_bundle = Searcher::from_bundle(&bundle).unwrap();
+    let (in_memory, _) = searcher();
+    let logs = [
+        std::fs::read_to_string(log("multi-rank-oom.log")).unwrap(),
+        "Killed\nexitcode  : -9 (pid: 12)".to_owned(),
+    ];
+    for q in [
+        "CUDA out of memory",
+        "ncclSystemError",
+        "weights_only",
+        "loss is nan",
+        "c10::Error",
+    ] {
+        assert_eq!(
+            serde_json::to_string(&from_bundle.search(q, 10)).unwrap(),
+            serde_json::to_string(&in_memory.search(q, 10)).unwrap(),
+            "{q}"
+        );
+    }
+    for l in &logs {
+        assert_eq!(
+            serde_json::to_string(&diagnose(&from_bundle, l)).unwrap(),
+            serde_json::to_string(&diagnose(&in_memory, l)).unwrap()
+        );
+    }
+    // and the bundle is deterministic
+    let again = errata_search::build_bundle(&errata::search::documents(
+        &errata::pipeline::check(&repo(), false, None).unwrap().site,
+    ))
+    .unwrap();
+    assert_eq!(bundle, again);
+}
+
+#[test]
+fn a_corrupted_bundle_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.bundle");
+    std::fs::write(&bad, b"ERRATAIX\x01\x00\x00\x00garbage").unwrap();
+    let r = errata(&["search", "--bundle", bad.to_str().unwrap(), "oom"]);
+    r.assert_exit(2).stderr_has("bad.bundle");
+    let _ = Path::new(&bad);
+}
