@@ -7,13 +7,6 @@ use std::fmt::Write;
 
 use errata_search::diagnose::{Diagnosis, LogRef};
 use errata_search::Hit;
-use serde::Serialize;
-
-#[derive(Serialize)]
-pub struct SearchJson<'a> {
-    pub query: &'a str,
-    pub hits: &'a [Hit],
-}
 
 pub fn hits(hits: &[Hit]) -> String {
     let mut out = String::new();

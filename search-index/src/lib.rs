@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bundle::BundleError;
 pub use diagnose::{diagnose, Diagnosis};
-pub use searcher::{Hit, Searcher};
+pub use searcher::{Hit, SearchAnswer, Searcher};
 pub use writer::{build_bundle, WriteError};
 
 /// One entry as the search engine sees it.

@@ -28,6 +28,9 @@ pub const MAX_QUERY_TERMS: usize = 64;
 /// A term found in more than 1/this of a large index's documents is skipped in prose fields.
 const COMMON_TERM_SHARE: u64 = 4;
 
+/// Hits scoring under this share of the best one are noise, not answers.
+const MIN_RELATIVE_SCORE: f32 = 0.04;
+
 /// How much full coverage of a signature multiplies the BM25 score by (1 + this).
 const COVERAGE_BOOST: f32 = 6.0;
 
@@ -68,6 +71,13 @@ pub struct Hit {
     pub matched_signature: Option<String>,
     /// The share of that signature's terms found in the query, 0 to 1.
     pub coverage: f32,
+}
+
+/// The answer to a query, as `errata search --json` prints it and the browser receives it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SearchAnswer {
+    pub query: String,
+    pub hits: Vec<Hit>,
 }
 
 /// An opened index.
@@ -177,6 +187,14 @@ impl Searcher {
             .collect()
     }
 
+    /// [`Searcher::search`] with the query, as one answer.
+    pub fn answer(&self, query: &str, limit: usize) -> SearchAnswer {
+        SearchAnswer {
+            query: query.to_owned(),
+            hits: self.search(query, limit),
+        }
+    }
+
     /// Ranks entries for any text. Never fails: an index read error gives no hits.
     pub fn search(&self, text: &str, limit: usize) -> Vec<Hit> {
         let sequence = terms(text);
@@ -255,6 +273,9 @@ impl Searcher {
                 .total_cmp(&a.score)
                 .then_with(|| a.slug.cmp(&b.slug))
         });
+        if let Some(top) = hits.first().map(|h| h.score) {
+            hits.retain(|h| h.score >= top * MIN_RELATIVE_SCORE);
+        }
         hits.truncate(limit);
         hits
     }

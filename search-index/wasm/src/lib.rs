@@ -1,0 +1,119 @@
+//! errata-search for the browser: load a bundle, search, diagnose, each answered as JSON.
+//!
+//! [`Engine`] is the whole API, plain Rust and tested natively: it takes bytes and text and
+//! yields the same JSON as `errata search --json` and `errata diagnose --json`. The
+//! WebAssembly module wraps it in raw C-ABI exports (no wasm-bindgen, no imports), declared
+//! only for `wasm32`, where a small JS worker calls them.
+
+#[cfg(target_arch = "wasm32")]
+mod abi;
+#[cfg(target_arch = "wasm32")]
+mod entropy;
+
+use errata_search::{diagnose, Searcher};
+
+/// A loaded index, or none yet.
+#[derive(Default)]
+pub struct Engine {
+    searcher: Option<Searcher>,
+}
+
+/// `{"error": "..."}`.
+fn error_json(message: &str) -> String {
+    serde_json::json!({ "error": message }).to_string()
+}
+
+impl Engine {
+    /// Opens a bundle; the answer is `{"entries": N}` or an error.
+    pub fn load(&mut self, bundle: &[u8]) -> Result<String, String> {
+        match Searcher::from_bundle(bundle) {
+            Ok(searcher) => {
+                let answer = serde_json::json!({ "entries": searcher.len() }).to_string();
+                self.searcher = Some(searcher);
+                Ok(answer)
+            }
+            Err(e) => Err(error_json(&e.to_string())),
+        }
+    }
+
+    fn searcher(&self) -> Result<&Searcher, String> {
+        self.searcher
+            .as_ref()
+            .ok_or_else(|| error_json("no index loaded"))
+    }
+
+    /// The same answer as `errata search --json`.
+    pub fn search(&self, query: &str, limit: usize) -> Result<String, String> {
+        let answer = self.searcher()?.answer(query, limit);
+        serde_json::to_string(&answer).map_err(|e| error_json(&e.to_string()))
+    }
+
+    /// The same answer as `errata diagnose --json`.
+    pub fn diagnose(&self, log: &str) -> Result<String, String> {
+        let diagnosis = diagnose(self.searcher()?, log);
+        serde_json::to_string(&diagnosis).map_err(|e| error_json(&e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use errata_search::Document;
+
+    fn bundle() -> Vec<u8> {
+        let doc = Document {
+            slug: "nccl-watchdog-timeout".into(),
+            title: "NCCL Watchdog Timeout".into(),
+            url: "distributed/nccl-watchdog-timeout/".into(),
+            category: "distributed".into(),
+            severity: "high".into(),
+            signatures: vec!["Watchdog caught collective operation timeout".into()],
+            ..Default::default()
+        };
+        errata_search::build_bundle(&[doc]).unwrap()
+    }
+
+    #[test]
+    fn load_search_diagnose() {
+        let mut engine = Engine::default();
+        assert!(engine
+            .search("x", 5)
+            .unwrap_err()
+            .contains("no index loaded"));
+        assert_eq!(engine.load(&bundle()).unwrap(), r#"{"entries":1}"#);
+        let hits: serde_json::Value = serde_json::from_str(
+            &engine
+                .search("Watchdog caught collective operation timeout", 5)
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(hits["hits"][0]["slug"], "nccl-watchdog-timeout");
+        let d: serde_json::Value = serde_json::from_str(
+            &engine
+                .diagnose(
+                    "[rank1]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)",
+                )
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(d["entries"][0]["slug"], "nccl-watchdog-timeout");
+    }
+
+    #[test]
+    fn corrupted_bundles_are_errors() {
+        let mut engine = Engine::default();
+        let good = bundle();
+        for cut in [0, 7, 12, good.len() / 2, good.len() - 1] {
+            assert!(
+                engine
+                    .load(&good[..cut])
+                    .unwrap_err()
+                    .starts_with("{\"error\""),
+                "cut {cut}"
+            );
+        }
+        let mut flipped = good.clone();
+        flipped[good.len() / 3] ^= 0xff;
+        assert!(engine.load(&flipped).is_err());
+    }
+}
