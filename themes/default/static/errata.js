@@ -1,4 +1,6 @@
-/* errata default theme: copy buttons, theme toggle, keyboard shortcut, fallback search.
+/* errata default theme: copy buttons, theme toggle, keyboard shortcut, and the search /
+   log-diagnosis UI, which talks to the WebAssembly engine in static/search-worker.js
+   (falling back to a plain word search over entries.json when the module cannot run).
    No framework, no build step, ES2019. Data-derived text only ever goes through
    textContent / setAttribute, never innerHTML. */
 (function () {
@@ -296,126 +298,920 @@
     return n;
   }
 
-  function renderResult(hit, qwords, root) {
-    var e = hit.d.e;
-    var li = el('li', 'card result');
-    var h = el('h2', 'card-title');
-    var a = el('a', 'card-link', e.title || e.slug || e.url);
-    a.setAttribute('href', root + String(e.url || ''));
-    h.appendChild(a);
-    li.appendChild(h);
+  function clear(node) { while (node && node.firstChild) node.removeChild(node.firstChild); }
 
-    var badges = el('div', 'badges');
-    if (e.category_title) badges.appendChild(el('span', 'badge cat', e.category_title));
-    var sev = String(e.severity || '').toLowerCase();
-    if (/^[a-z]+$/.test(sev)) {
-      var b = el('span', 'badge sev sev-' + sev);
-      b.appendChild(el('span', 'visually-hidden', 'Severity: '));
-      b.appendChild(doc.createTextNode(sev));
-      badges.appendChild(b);
-    }
-    if (e.kind === 'guide') badges.appendChild(el('span', 'badge guide', 'Guide'));
-    li.appendChild(badges);
-
-    if (e.summary) li.appendChild(el('p', 'card-summary', shorten(e.summary, 260)));
-    var sig = bestSignature(hit.d, qwords);
-    if (sig) {
-      var p = el('p', 'result-sig');
-      p.appendChild(el('span', 'visually-hidden', 'Matching signature: '));
-      p.appendChild(el('code', null, shorten(sig, 200)));
-      li.appendChild(p);
-    }
-    return li;
-  }
-
-  function initSearch() {
-    var results = doc.getElementById('search-results');
-    if (!results) return;
-    var status = doc.getElementById('search-status');
-    var input = doc.getElementById('search-input');
-    var form = input ? input.form : null;
-    var root = rootPath();
-    var index = null;      // prepared entries
-    var loadError = false;
-    var timer = null;
-
-    function setStatus(msg) { if (status) status.textContent = msg; }
-
-    function updateUrl(q) {
-      if (!window.history || !history.replaceState) return;
-      var url = location.pathname + (q ? '?q=' + encodeURIComponent(q) : '') + location.hash;
-      try { history.replaceState(null, '', url); } catch (e) { /* file:// */ }
-    }
-
-    function run() {
-      var q = input ? input.value : '';
-      updateUrl(q.trim() ? q : '');
-      while (results.firstChild) results.removeChild(results.firstChild);
-      if (loadError) { setStatus('Could not load the search index (entries.json).'); return; }
-      if (!index) { setStatus('Loading the search index\u2026'); return; }
-      var qwords = uniqueWords(q);
-      if (!qwords.length) {
-        setStatus('Type or paste an error message to search ' + index.length + ' entries.');
-        return;
-      }
-      var hits = [];
+  /* The fallback answers in the engine's own shape, so one renderer serves both. */
+  function fallbackResult(index, q, limit) {
+    var qwords = uniqueWords(q);
+    var hits = [];
+    if (qwords.length) {
       for (var i = 0; i < index.length; i++) {
         var s = score(index[i], qwords);
         if (s > 0) hits.push({ d: index[i], s: s });
       }
-      hits.sort(function (x, y) {
-        return y.s - x.s || String(x.d.e.title || '').localeCompare(String(y.d.e.title || ''));
+    }
+    hits.sort(function (x, y) {
+      return y.s - x.s || String(x.d.e.title || '').localeCompare(String(y.d.e.title || ''));
+    });
+    return {
+      query: q,
+      engine: 'fallback',
+      hits: hits.slice(0, limit).map(function (h) {
+        var e = h.d.e;
+        return {
+          slug: e.slug, title: e.title, url: e.url,
+          category: e.category_title || e.category || '',
+          severity: e.severity || '', score: h.s,
+          matched_signature: bestSignature(h.d, qwords), coverage: null
+        };
+      })
+    };
+  }
+
+  var fallbackIndex = null;
+  function loadFallbackIndex() {
+    if (!fallbackIndex) {
+      fallbackIndex = fetch(rootPath() + 'entries.json', { credentials: 'same-origin' })
+        .then(function (r) {
+          if (!r.ok) throw new Error('HTTP ' + r.status);
+          return r.json();
+        })
+        .then(function (data) {
+          var entries = data && Array.isArray(data.entries) ? data.entries : [];
+          return entries.filter(function (e) { return e && typeof e === 'object'; }).map(prepare);
+        });
+      fallbackIndex.catch(function () { fallbackIndex = null; });
+    }
+    return fallbackIndex;
+  }
+
+  /* ---------- the search engine, in a Web Worker ---------- */
+  function noop() { /* nothing */ }
+
+  function deferred() {
+    var d = {};
+    d.promise = new Promise(function (res, rej) { d.resolve = res; d.reject = rej; });
+    return d;
+  }
+
+  var INIT_TIMEOUT_MS = 30000;
+
+  var engine = (function () {
+    var worker = null;
+    var readyP = null;
+    var pending = Object.create(null);
+    var nextId = 1;
+    var first = deferred();
+    first.promise.catch(noop);
+    var eng = { failed: null, ready: false, loadMs: null, firstReady: first.promise };
+
+    function supported() {
+      return typeof window.Worker === 'function' && typeof window.WebAssembly === 'object' &&
+        window.WebAssembly !== null && typeof window.WebAssembly.instantiate === 'function';
+    }
+
+    function fail(err) {
+      if (!eng.failed) { eng.failed = err; first.reject(err); }
+    }
+
+    function rejectAll(err) {
+      var ids = Object.keys(pending);
+      for (var i = 0; i < ids.length; i++) {
+        var p = pending[ids[i]];
+        delete pending[ids[i]];
+        p.reject(err);
+      }
+    }
+
+    function kill() {
+      if (worker) {
+        worker.onmessage = null;
+        worker.onerror = null;
+        worker.onmessageerror = null;
+        try { worker.terminate(); } catch (e) { /* ignore */ }
+      }
+      worker = null;
+      readyP = null;
+      eng.ready = false;
+    }
+
+    function send(msg, onProgress) {
+      if (!worker) return Promise.reject(new Error('the search worker is not running'));
+      var id = nextId++;
+      msg.id = id;
+      var w = worker;
+      return new Promise(function (resolve, reject) {
+        pending[id] = { resolve: resolve, reject: reject, progress: onProgress || null };
+        try { w.postMessage(msg); } catch (e) { delete pending[id]; reject(e); }
       });
+    }
+
+    function onMessage(ev) {
+      var m = ev.data || {};
+      var p = m.id !== undefined && m.id !== null ? pending[m.id] : null;
+      if (!p) {
+        if (m.type === 'error') rejectAll(new Error(m.message || 'search worker error'));
+        return;
+      }
+      if (m.type === 'progress') {
+        if (p.progress) { try { p.progress(m); } catch (e) { /* ignore */ } }
+        return;
+      }
+      delete pending[m.id];
+      if (m.type === 'error') p.reject(new Error(m.message || 'search worker error'));
+      else p.resolve(m);
+    }
+
+    function start() {
+      if (eng.failed) return Promise.reject(eng.failed);
+      if (readyP) return readyP;
+      if (!supported()) {
+        fail(new Error('this browser has no Web Workers or WebAssembly'));
+        return Promise.reject(eng.failed);
+      }
+      var w;
+      try {
+        w = new Worker(rootPath() + 'static/search-worker.js');
+      } catch (e) {
+        fail(new Error('could not start the search worker: ' + (e && e.message ? e.message : e)));
+        return Promise.reject(eng.failed);
+      }
+      worker = w;
+      w.onmessage = onMessage;
+      w.onerror = function (ev) {
+        if (ev && ev.preventDefault) ev.preventDefault();
+        var err = new Error('the search worker failed' + (ev && ev.message ? ': ' + ev.message : ''));
+        var wasReady = eng.ready;
+        kill();
+        rejectAll(err);
+        if (!wasReady) fail(err);
+      };
+      w.onmessageerror = function () { rejectAll(new Error('could not read the search worker\u2019s answer')); };
+      var timer = setTimeout(function () {
+        if (worker === w && !eng.ready) {
+          var err = new Error('the search index took too long to load');
+          kill();
+          rejectAll(err);
+          fail(err);
+        }
+      }, INIT_TIMEOUT_MS);
+      var absRoot = new URL(rootPath(), location.href).href;
+      var p = send({ type: 'init', root: absRoot }).then(function (m) {
+        clearTimeout(timer);
+        if (worker !== w) { var gone = new Error('cancelled'); gone.cancelled = true; throw gone; }
+        eng.ready = true;
+        eng.loadMs = m.ms;
+        first.resolve({ ms: m.ms });
+        return m;
+      }, function (err) {
+        clearTimeout(timer);
+        if (worker === w) kill();
+        if (!err.cancelled) fail(err);
+        throw err;
+      });
+      p.catch(noop);
+      readyP = p;
+      return p;
+    }
+
+    /* Resolves with the engine's parsed JSON. */
+    function request(msg, onProgress) {
+      return start().then(function () { return send(msg, onProgress); })
+        .then(function (m) { return m.result; });
+    }
+
+    function cancel() {
+      var err = new Error('cancelled');
+      err.cancelled = true;
+      kill();
+      rejectAll(err);
+    }
+
+    eng.start = start;
+    eng.request = request;
+    eng.cancel = cancel;
+    eng.busy = function () { return Object.keys(pending).length > 0; };
+    return eng;
+  })();
+
+  /* Engine search, or the entries.json fallback when the module cannot run. */
+  function searchQuery(q, limit) {
+    var viaFallback = function () {
+      return loadFallbackIndex().then(function (index) { return fallbackResult(index, q, limit); },
+        function () { throw new Error('could not load the search index'); });
+    };
+    if (engine.failed) return viaFallback();
+    return engine.request({ type: 'search', query: q, limit: limit }).catch(function (err) {
+      if (!err.cancelled && engine.failed) return viaFallback();
+      throw err;
+    });
+  }
+
+  function diagnoseSource(src, onProgress) {
+    if (engine.failed) {
+      return Promise.reject(new Error('log diagnosis needs the search module, which could not be loaded (' +
+        engine.failed.message + ')'));
+    }
+    var msg = { type: 'diagnose' };
+    if (typeof src === 'string') msg.text = src; else msg.file = src;
+    return engine.request(msg, onProgress);
+  }
+
+  /* Test hook: the same worker the page uses. */
+  function initHook() {
+    var hook = {
+      search: function (query, limit) { return searchQuery(String(query == null ? '' : query), limit || 10); },
+      diagnose: function (text) { return diagnoseSource(String(text == null ? '' : text)); }
+    };
+    Object.defineProperty(hook, 'ready', {
+      enumerable: true,
+      get: function () { engine.start().catch(noop); return engine.firstReady; }
+    });
+    window.errataSearch = hook;
+  }
+
+  /* ---------- highlighting ---------- */
+  var STOP = toSet(['the', 'of', 'to', 'in', 'on', 'at', 'is', 'an', 'and', 'or', 'for', 'by', 'be', 'it', 'as', 'with']);
+  var CAMEL = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
+
+  function queryTerms(q) {
+    var set = new Set();
+    var runs = String(q || '').match(/[A-Za-z0-9]+/g) || [];
+    for (var i = 0; i < runs.length; i++) {
+      var parts = [runs[i]].concat(runs[i].match(CAMEL) || []);
+      for (var j = 0; j < parts.length; j++) {
+        var w = parts[j].toLowerCase();
+        if (w.length >= 2 && !STOP.has(w)) set.add(w);
+      }
+    }
+    return set;
+  }
+
+  /* Appends text to node, with the query's words wrapped in <mark>. DOM only. */
+  function appendMarked(node, text, terms) {
+    text = String(text == null ? '' : text);
+    if (!terms || !terms.size) { node.appendChild(doc.createTextNode(text)); return; }
+    var re = /[A-Za-z0-9]+/g;
+    var last = 0;
+    var buf = '';
+    var m;
+    function flush() { if (buf) { node.appendChild(doc.createTextNode(buf)); buf = ''; } }
+    function mark(s) { flush(); node.appendChild(el('mark', null, s)); }
+    while ((m = re.exec(text)) !== null) {
+      buf += text.slice(last, m.index);
+      var word = m[0];
+      if (terms.has(word.toLowerCase())) {
+        mark(word);
+      } else {
+        var pos = 0, pm;
+        CAMEL.lastIndex = 0;
+        while ((pm = CAMEL.exec(word)) !== null) {
+          if (terms.has(pm[0].toLowerCase())) {
+            buf += word.slice(pos, pm.index);
+            mark(pm[0]);
+            pos = pm.index + pm[0].length;
+          }
+        }
+        buf += word.slice(pos);
+      }
+      last = m.index + word.length;
+    }
+    buf += text.slice(last);
+    flush();
+  }
+
+  /* ---------- formatting ---------- */
+  function fmtBytes(n) {
+    n = Number(n) || 0;
+    if (n < 1024) return n + (n === 1 ? ' byte' : ' bytes');
+    if (n < 1024 * 1024) return (n / 1024).toFixed(1) + ' KB';
+    if (n < 1024 * 1024 * 1024) return (n / 1048576).toFixed(1) + ' MB';
+    return (n / 1073741824).toFixed(2) + ' GB';
+  }
+
+  function fmtRanks(ranks) {
+    var r = arr(ranks).filter(function (x) { return typeof x === 'number' && isFinite(x); });
+    if (!r.length) return '';
+    r = r.slice().sort(function (a, b) { return a - b; });
+    var parts = [];
+    for (var i = 0; i < r.length; i++) {
+      var j = i;
+      while (j + 1 < r.length && r[j + 1] === r[j] + 1) j++;
+      if (j - i >= 2) { parts.push(r[i] + '\u2013' + r[j]); i = j; } else parts.push(String(r[i]));
+    }
+    return (r.length === 1 ? 'rank ' : 'ranks ') + parts.join(', ');
+  }
+
+  function plural(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
+
+  function sevBadge(sev) {
+    sev = String(sev || '').toLowerCase();
+    if (!/^[a-z]+$/.test(sev)) return null;
+    var b = el('span', 'badge sev sev-' + sev);
+    b.appendChild(el('span', 'visually-hidden', 'Severity: '));
+    b.appendChild(doc.createTextNode(sev));
+    return b;
+  }
+
+  function isMultiLine(text) {
+    var s = String(text || '');
+    if (s.indexOf('\n') < 0) return false;
+    var lines = s.split(/\r?\n|\r/);
+    var n = 0;
+    for (var i = 0; i < lines.length && n < 2; i++) if (lines[i].trim()) n++;
+    return n >= 2;
+  }
+
+  function nonEmptyLines(text) {
+    var lines = String(text || '').split(/\r?\n|\r/);
+    var n = 0;
+    for (var i = 0; i < lines.length; i++) if (lines[i].trim()) n++;
+    return n;
+  }
+
+  /* ---------- the search and diagnosis UI ---------- */
+  var MAX_LOG_BYTES = 256 * 1024 * 1024;
+  var SAMPLE_NAME = /^[a-z0-9][a-z0-9-]*\.log$/;
+
+  function initSearch() {
+    var results = doc.getElementById('search-results');
+    var input = doc.getElementById('search-input');
+    if (!results || !input) return;
+    var form = input.form;
+    var status = doc.getElementById('search-status');
+    var panel = doc.getElementById('diagnosis');
+    var progress = doc.getElementById('diagnosis-progress');
+    var progressText = doc.getElementById('diagnosis-progress-text');
+    var cancelBtn = doc.getElementById('diagnosis-cancel');
+    var fileInput = doc.getElementById('log-file');
+    var samples = doc.getElementById('log-samples');
+    var dropZone = doc.getElementById('search-form') || form || input;
+    var root = rootPath();
+    var isSearchPage = results.hasAttribute('data-sync-url');
+    var level = results.getAttribute('data-level') === '3' ? 'h3' : 'h2';
+    var limit = parseInt(results.getAttribute('data-limit') || '', 10) || (isSearchPage ? 20 : 8);
+
+    var timer = null;
+    var searchSeq = 0;
+    var diagSeq = 0;
+    var items = [];          // result <li>s, in engine order
+    var active = -1;
+    var lastQuery = null;
+
+    function setStatus(msg) { if (status) status.textContent = msg; }
+
+    function updateUrl(q) {
+      if (!isSearchPage || !window.history || !history.replaceState) return;
+      var url = location.pathname + (q ? '?q=' + encodeURIComponent(q) : '') + location.hash;
+      try { history.replaceState(null, '', url); } catch (e) { /* file:// */ }
+    }
+
+    function startEngine() { engine.start().catch(noop); }
+
+    /* ----- results ----- */
+    function setActive(i) {
+      if (active >= 0 && items[active]) items[active].classList.remove('is-active');
+      active = i;
+      if (active >= 0 && items[active]) {
+        var li = items[active];
+        li.classList.add('is-active');
+        input.setAttribute('aria-activedescendant', li.id);
+        if (li.scrollIntoView) li.scrollIntoView({ block: 'nearest' });
+        var a = li.querySelector('a');
+        announce('Result ' + (active + 1) + ' of ' + items.length + ': ' + (a ? a.textContent : '') +
+          '. Press Enter to open.');
+      } else {
+        input.removeAttribute('aria-activedescendant');
+      }
+    }
+
+    function clearResults() {
+      clear(results);
+      items = [];
+      active = -1;
+      input.removeAttribute('aria-activedescendant');
+    }
+
+    function renderHit(hit, i, terms) {
+      var li = el('li', 'card result');
+      li.id = 'search-hit-' + i;
+      if (hit.slug) li.setAttribute('data-slug', String(hit.slug));
+      var h = el(level, 'card-title');
+      var a = el('a', 'card-link result-link');
+      a.setAttribute('href', root + String(hit.url || ''));
+      appendMarked(a, hit.title || hit.slug || hit.url, terms);
+      h.appendChild(a);
+      li.appendChild(h);
+      var badges = el('div', 'badges');
+      var sev = sevBadge(hit.severity);
+      if (sev) badges.appendChild(sev);
+      if (hit.category) {
+        var c = el('span', 'badge cat');
+        c.appendChild(el('span', 'visually-hidden', 'Category: '));
+        c.appendChild(doc.createTextNode(String(hit.category)));
+        badges.appendChild(c);
+      }
+      li.appendChild(badges);
+      if (hit.matched_signature) {
+        var p = el('p', 'result-sig');
+        p.appendChild(el('span', 'visually-hidden', 'Matching signature: '));
+        var code = el('code');
+        appendMarked(code, shorten(hit.matched_signature, 240), terms);
+        p.appendChild(code);
+        li.appendChild(p);
+      }
+      return li;
+    }
+
+    function renderResults(result, q) {
+      clearResults();
+      var hits = result && Array.isArray(result.hits) ? result.hits : [];
       var shown = shorten(q, 60);
       if (!hits.length) {
         setStatus('No entry matches \u201c' + shown + '\u201d.');
         return;
       }
-      var top = hits.slice(0, 20);
+      var terms = queryTerms(q);
       var list = el('ol', 'results');
-      for (var j = 0; j < top.length; j++) list.appendChild(renderResult(top[j], qwords, root));
+      list.id = 'search-results-list';
+      list.setAttribute('aria-label', 'Search results');
+      for (var i = 0; i < hits.length; i++) {           // engine order, never re-ranked
+        var li = renderHit(hits[i], i, terms);
+        items.push(li);
+        list.appendChild(li);
+      }
       results.appendChild(list);
+      input.setAttribute('aria-controls', 'search-results-list');
       var n = hits.length;
-      setStatus(n + (n === 1 ? ' result' : ' results') + ' for \u201c' + shown + '\u201d' +
-        (n > top.length ? ' (showing the top ' + top.length + ')' : '') + '.');
+      setStatus(plural(n, 'result', 'results') + ' for \u201c' + shown + '\u201d' +
+        (result.engine === 'fallback' ? ' (simple search: the search module could not be loaded).' : '.'));
+    }
+
+    function runSearch(force) {
+      clearTimeout(timer);
+      var q = input.value;
+      if (isMultiLine(q)) return;
+      var trimmed = q.trim();
+      if (!force && trimmed === lastQuery) return;
+      lastQuery = trimmed;
+      updateUrl(trimmed ? q : '');
+      var seq = ++searchSeq;
+      if (!trimmed) {
+        clearResults();
+        setStatus(results.getAttribute('data-empty') || '');
+        return;
+      }
+      showMode('search');
+      if (!engine.ready && !engine.failed) setStatus('Loading the search index\u2026');
+      results.setAttribute('aria-busy', 'true');
+      searchQuery(trimmed, limit).then(function (result) {
+        if (seq !== searchSeq) return;
+        results.removeAttribute('aria-busy');
+        renderResults(result, trimmed);
+      }, function (err) {
+        if (seq !== searchSeq) return;
+        results.removeAttribute('aria-busy');
+        lastQuery = null;
+        if (err && err.cancelled) return;
+        clearResults();
+        setStatus('Search failed: ' + (err && err.message ? err.message : 'unknown error') + '.');
+      });
     }
 
     function schedule() {
       clearTimeout(timer);
-      timer = setTimeout(run, 150);
+      timer = setTimeout(function () { runSearch(false); }, 120);
     }
 
-    var q0 = '';
-    try { q0 = new URLSearchParams(location.search).get('q') || ''; } catch (e) { q0 = ''; }
-    if (input) {
-      input.value = q0;
-      input.addEventListener('input', schedule);
-      if (!q0) { try { input.focus(); } catch (e) { /* ignore */ } }
+    /* ----- modes ----- */
+    function showMode(mode) {
+      if (mode === 'search') {
+        if (panel) panel.hidden = true;
+        results.hidden = false;
+      } else {
+        results.hidden = true;
+        if (panel) panel.hidden = false;
+      }
     }
+
+    function showProgress(text) {
+      if (!progress) return;
+      progress.hidden = false;
+      if (progressText) progressText.textContent = text;
+    }
+
+    function hideProgress() { if (progress) progress.hidden = true; }
+
+    /* ----- diagnosis ----- */
+    function logLine(item, cls) {
+      var row = el('div', 'log-line' + (cls ? ' ' + cls : ''));
+      var ln = el('span', 'log-ln', item && item.line != null ? item.line : '');
+      ln.setAttribute('aria-hidden', 'true');
+      var text = el('code', 'log-text', item ? item.text : '');
+      row.appendChild(ln);
+      row.appendChild(text);
+      return row;
+    }
+
+    function lineMeta(item) {
+      var bits = [];
+      var r = fmtRanks(item.ranks);
+      if (r) bits.push(r);
+      if ((item.count | 0) > 1) bits.push('\u00d7' + item.count);
+      return bits;
+    }
+
+    function renderEvidence(ev) {
+      var role = /^[a-z]+$/.test(String(ev.role || '')) ? String(ev.role) : 'context';
+      var li = el('li', 'evidence-item role-' + role);
+      li.setAttribute('data-line', String(ev.line));
+      li.setAttribute('data-role', role);
+      var meta = el('div', 'ev-meta');
+      meta.appendChild(el('span', 'ev-ln', 'line ' + ev.line));
+      meta.appendChild(el('span', 'ev-role role-badge role-badge-' + role, role));
+      var r = fmtRanks(ev.ranks);
+      if (r) meta.appendChild(el('span', 'ev-ranks', r));
+      if ((ev.count | 0) > 1) {
+        var c = el('span', 'ev-count', '\u00d7' + ev.count);
+        c.setAttribute('title', 'seen ' + ev.count + ' times');
+        meta.appendChild(c);
+      }
+      li.appendChild(meta);
+      li.appendChild(logLine(ev, null));
+      if (ev.signature) {
+        var p = el('p', 'ev-sig');
+        p.appendChild(el('span', 'ev-sig-label', 'Matches signature '));
+        p.appendChild(el('code', null, ev.signature));
+        li.appendChild(p);
+      }
+      return li;
+    }
+
+    function renderEntry(entry) {
+      var li = el('li', 'card diag-entry');
+      if (entry.slug) li.setAttribute('data-slug', String(entry.slug));
+      var h = el('h3', 'card-title');
+      var a = el('a', 'diag-entry-link', entry.title || entry.slug || entry.url);
+      a.setAttribute('href', root + String(entry.url || ''));
+      h.appendChild(a);
+      li.appendChild(h);
+      var badges = el('div', 'badges');
+      var sev = sevBadge(entry.severity);
+      if (sev) badges.appendChild(sev);
+      if (entry.category) {
+        var c = el('span', 'badge cat');
+        c.appendChild(el('span', 'visually-hidden', 'Category: '));
+        c.appendChild(doc.createTextNode(String(entry.category)));
+        badges.appendChild(c);
+      }
+      li.appendChild(badges);
+      var evs = arr(entry.evidence);
+      if (evs.length) {
+        var ol = el('ol', 'evidence');
+        ol.setAttribute('aria-label', 'Evidence from the log');
+        for (var i = 0; i < evs.length; i++) ol.appendChild(renderEvidence(evs[i]));
+        li.appendChild(ol);
+      }
+      return li;
+    }
+
+    function renderDiagnosis(r, name, ms) {
+      if (!panel) return;
+      clear(panel);
+      showMode('diagnose');
+      var head = el('div', 'diag-head');
+      var h = el('h2', 'diag-title', 'Diagnosis');
+      h.id = 'diagnosis-title';
+      head.appendChild(h);
+      var src = el('p', 'diag-source');
+      src.id = 'diagnosis-source';
+      src.appendChild(el('span', 'diag-name', name));
+      src.appendChild(doc.createTextNode(' \u00b7 ' + plural(r.lines_read | 0, 'line', 'lines') + ' read, ' +
+        plural(r.error_lines | 0, 'error line', 'error lines') + (ms != null ? ' \u00b7 ' + ms + ' ms' : '')));
+      head.appendChild(src);
+      panel.appendChild(head);
+
+      var msg = el('p', 'diag-message' + (r.diagnosed ? ' is-diagnosed' : ''), r.message || '');
+      msg.id = 'diagnosis-message';
+      panel.appendChild(msg);
+
+      var ff = r.first_failure;
+      if (ff && typeof ff === 'object') {
+        var cause = el('div', 'diag-cause');
+        cause.id = 'diagnosis-cause';
+        var label = el('p', 'diag-cause-label');
+        label.appendChild(el('strong', null, 'Likely cause:'));
+        var bits = ['line ' + ff.line].concat(lineMeta(ff));
+        label.appendChild(doc.createTextNode(' ' + bits.join(', ')));
+        cause.appendChild(label);
+        cause.appendChild(logLine(ff, 'cause-line'));
+        panel.appendChild(cause);
+      }
+
+      var entries = arr(r.entries);
+      if (entries.length) {
+        var eh = el('h3', 'diag-subtitle', entries.length === 1 ? 'The entry that explains it' : 'Entries that explain it, best first');
+        eh.id = 'diagnosis-entries-title';
+        panel.appendChild(eh);
+        var ol = el('ol', 'diag-entries');
+        ol.id = 'diagnosis-entries';
+        ol.setAttribute('aria-labelledby', 'diagnosis-entries-title');
+        for (var i = 0; i < entries.length; i++) ol.appendChild(renderEntry(entries[i]));
+        panel.appendChild(ol);
+      } else {
+        panel.appendChild(el('p', 'diag-none', 'No entry matches the errors in this log.'));
+      }
+
+      var coll = arr(r.collateral);
+      if (coll.length) {
+        var det = el('details', 'collateral');
+        det.id = 'diagnosis-collateral';
+        var sum = el('summary', 'collateral-summary', 'Collateral errors (follow from the first failure)');
+        sum.appendChild(el('span', 'collateral-count', ' ' + coll.length));
+        det.appendChild(sum);
+        var cl = el('ol', 'collateral-list');
+        for (var j = 0; j < coll.length; j++) {
+          var c = coll[j] || {};
+          var li = el('li', 'collateral-item');
+          li.setAttribute('data-line', String(c.line));
+          var meta = el('div', 'ev-meta');
+          meta.appendChild(el('span', 'ev-ln', 'line ' + c.line));
+          var cr = fmtRanks(c.ranks);
+          if (cr) meta.appendChild(el('span', 'ev-ranks', cr));
+          if ((c.count | 0) > 1) meta.appendChild(el('span', 'ev-count', '\u00d7' + c.count));
+          li.appendChild(meta);
+          li.appendChild(logLine(c, null));
+          cl.appendChild(li);
+        }
+        det.appendChild(cl);
+        panel.appendChild(det);
+      }
+
+      var again = el('p', 'diag-again');
+      var btn = el('button', 'btn diag-back', 'Back to search');
+      btn.type = 'button';
+      btn.id = 'diagnosis-back';
+      again.appendChild(btn);
+      panel.appendChild(again);
+    }
+
+    function renderDiagError(name, message) {
+      if (!panel) return;
+      clear(panel);
+      showMode('diagnose');
+      var h = el('h2', 'diag-title', 'Diagnosis');
+      h.id = 'diagnosis-title';
+      panel.appendChild(h);
+      var p = el('p', 'diag-message diag-error');
+      p.id = 'diagnosis-message';
+      p.textContent = 'Could not diagnose ' + name + ': ' + message;
+      panel.appendChild(p);
+    }
+
+    /* src: a string or a File/Blob. focusPanel: move focus to the answer. */
+    function diagnose(src, name, focusPanel) {
+      clearTimeout(timer);
+      lastQuery = null;
+      searchSeq++;
+      var seq = ++diagSeq;
+      clearResults();
+      updateUrl('');
+      if (typeof src !== 'string' && src && src.size > MAX_LOG_BYTES) {
+        renderDiagError(name, 'the file is ' + fmtBytes(src.size) + '; logs up to ' + fmtBytes(MAX_LOG_BYTES) + ' can be read here.');
+        setStatus('The log ' + name + ' is too big to read here.');
+        return Promise.resolve(null);
+      }
+      if (panel) { clear(panel); panel.hidden = true; }
+      results.hidden = true;
+      var first = typeof src === 'string' ? 'Diagnosing\u2026' : 'Reading ' + fmtBytes(src.size) + '\u2026';
+      showProgress(first);
+      setStatus(!engine.ready && !engine.failed ? 'Loading the search index\u2026' : first.replace('\u2026', '') + ' ' + name + '\u2026');
+      var t0 = Date.now();
+      return diagnoseSource(src, function (m) {
+        if (seq !== diagSeq) return;
+        var text = m.phase === 'reading' ? 'Reading ' + fmtBytes(m.bytes) + '\u2026' : 'Diagnosing\u2026';
+        showProgress(text);
+        setStatus(text.replace('\u2026', '') + ' ' + name + '\u2026');
+      }).then(function (r) {
+        if (seq !== diagSeq) return r;
+        hideProgress();
+        renderDiagnosis(r || {}, name, Date.now() - t0);
+        var ne = r && Array.isArray(r.entries) ? r.entries.length : 0;
+        setStatus(r && r.diagnosed
+          ? 'Diagnosed ' + name + ': ' + plural(ne, 'matching entry', 'matching entries') + '.'
+          : 'No known failure found in ' + name + (ne ? ' (' + plural(ne, 'possible entry', 'possible entries') + ').' : '.'));
+        if (focusPanel && panel) { try { panel.focus(); } catch (e) { /* ignore */ } }
+        return r;
+      }, function (err) {
+        if (seq !== diagSeq) return null;
+        hideProgress();
+        if (err && err.cancelled) {
+          if (panel) { clear(panel); panel.hidden = true; }
+          setStatus('Diagnosis cancelled.');
+          return null;
+        }
+        var m = err && err.message ? err.message : 'unknown error';
+        renderDiagError(name, m);
+        setStatus('Could not diagnose ' + name + ': ' + m);
+        return null;
+      });
+    }
+
+    function diagnoseFile(file) {
+      if (!file) return;
+      var name = file.name || 'dropped file';
+      if (!file.size) {
+        renderDiagError(name, 'the file is empty.');
+        setStatus(name + ' is empty.');
+        return;
+      }
+      diagnose(file, name, true);
+    }
+
+    function backToSearch() {
+      diagSeq++;
+      hideProgress();
+      if (panel) { clear(panel); panel.hidden = true; }
+      results.hidden = false;
+      if (isMultiLine(input.value)) input.value = '';
+      lastQuery = null;
+      setStatus(results.getAttribute('data-empty') || '');
+      input.focus();
+    }
+
+    /* ----- wiring ----- */
+    input.addEventListener('focus', startEngine);
+    input.addEventListener('pointerdown', startEngine);
+    input.addEventListener('paste', function (ev) {
+      startEngine();
+      var text = '';
+      try { text = ev.clipboardData ? ev.clipboardData.getData('text') : ''; } catch (e) { text = ''; }
+      if (isMultiLine(text)) {
+        // Let the paste land in the box, then read the whole box.
+        setTimeout(function () { diagnose(input.value, 'pasted log', false); }, 0);
+      }
+    });
+    input.addEventListener('input', function () {
+      var v = input.value;
+      if (isMultiLine(v)) {
+        clearTimeout(timer);
+        searchSeq++;
+        lastQuery = null;
+        clearResults();
+        if (!panel || panel.hidden) setStatus('A log of ' + plural(nonEmptyLines(v), 'line', 'lines') + ': press Enter or Search to diagnose it.');
+        return;
+      }
+      if (panel && !panel.hidden && v.trim()) showMode('search');
+      schedule();
+    });
+    input.addEventListener('keydown', function (ev) {
+      if (ev.isComposing || !items.length || input.value.indexOf('\n') >= 0 || results.hidden) return;
+      if (ev.key === 'ArrowDown') {
+        ev.preventDefault();
+        setActive(Math.min(active + 1, items.length - 1));
+      } else if (ev.key === 'ArrowUp') {
+        if (active < 0) return;
+        ev.preventDefault();
+        setActive(active - 1);
+      } else if (ev.key === 'Escape' && active >= 0) {
+        ev.preventDefault();
+        ev.stopImmediatePropagation();
+        setActive(-1);
+      }
+    }, true);
     if (form) {
       form.addEventListener('submit', function (ev) {
-        ev.preventDefault();
-        clearTimeout(timer);
-        run();
+        var v = input.value;
+        if (active >= 0 && items[active] && !isMultiLine(v)) {
+          var a = items[active].querySelector('a[href]');
+          if (a) { ev.preventDefault(); location.assign(a.href); return; }
+        }
+        if (isMultiLine(v)) {
+          ev.preventDefault();
+          diagnose(v, 'pasted log', false);
+          return;
+        }
+        if (isSearchPage) {
+          ev.preventDefault();
+          runSearch(true);
+        } else if (!v.trim()) {
+          ev.preventDefault();
+          input.focus();
+        }
+        // Otherwise the home page form goes to search/?q= as usual.
       });
     }
 
-    results.setAttribute('aria-busy', 'true');
-    setStatus('Loading the search index\u2026');
-    fetch(root + 'entries.json', { credentials: 'same-origin' })
-      .then(function (r) {
-        if (!r.ok) throw new Error('HTTP ' + r.status);
-        return r.json();
-      })
-      .then(function (data) {
-        var entries = data && Array.isArray(data.entries) ? data.entries : [];
-        index = entries.filter(function (e) { return e && typeof e === 'object'; }).map(prepare);
-      })
-      .catch(function () { loadError = true; })
-      .then(function () {
-        results.removeAttribute('aria-busy');
-        run();
+    if (cancelBtn) {
+      cancelBtn.addEventListener('click', function () {
+        engine.cancel();   // the worker is recreated on the next request
+        input.focus();
       });
+    }
+
+    if (panel) {
+      panel.addEventListener('click', function (ev) {
+        var t = ev.target;
+        if (t && t.closest && t.closest('#diagnosis-back')) backToSearch();
+      });
+    }
+
+    if (fileInput) {
+      fileInput.addEventListener('change', function () {
+        var f = fileInput.files && fileInput.files[0];
+        if (f) diagnoseFile(f);
+        try { fileInput.value = ''; } catch (e) { /* ignore */ }
+      });
+      fileInput.addEventListener('focus', startEngine);
+    }
+
+    if (samples) {
+      samples.addEventListener('click', function (ev) {
+        var btn = ev.target && ev.target.closest ? ev.target.closest('button[data-sample]') : null;
+        if (!btn) return;
+        var name = btn.getAttribute('data-sample') || '';
+        if (!SAMPLE_NAME.test(name)) return;
+        startEngine();
+        var seq = ++diagSeq;
+        showProgress('Fetching ' + name + '\u2026');
+        setStatus('Fetching the sample log ' + name + '\u2026');
+        fetch(root + 'static/samples/' + name, { credentials: 'same-origin' })
+          .then(function (r) {
+            if (!r.ok) throw new Error('HTTP ' + r.status);
+            return r.text();
+          })
+          .then(function (text) {
+            if (seq !== diagSeq) return;
+            diagnose(text, name, true);
+          }, function (err) {
+            if (seq !== diagSeq) return;
+            hideProgress();
+            renderDiagError(name, 'could not fetch the sample (' + err.message + ').');
+            setStatus('Could not fetch the sample log ' + name + '.');
+          });
+      });
+    }
+
+    /* Drag and drop a log file anywhere on the page. */
+    var dragDepth = 0;
+    function hasFiles(ev) {
+      var dt = ev.dataTransfer;
+      if (!dt || !dt.types) return false;
+      for (var i = 0; i < dt.types.length; i++) if (dt.types[i] === 'Files') return true;
+      return false;
+    }
+    function dragState(on) {
+      if (dropZone) dropZone.classList.toggle('is-dragover', on);
+      doc.body.classList.toggle('is-dragging', on);
+    }
+    doc.addEventListener('dragenter', function (ev) {
+      if (!hasFiles(ev)) return;
+      ev.preventDefault();
+      dragDepth++;
+      dragState(true);
+      startEngine();
+    });
+    doc.addEventListener('dragover', function (ev) {
+      if (!hasFiles(ev)) return;
+      ev.preventDefault();
+      if (ev.dataTransfer) ev.dataTransfer.dropEffect = 'copy';
+      dragState(true);
+    });
+    doc.addEventListener('dragleave', function (ev) {
+      if (!hasFiles(ev)) return;
+      dragDepth = Math.max(0, dragDepth - 1);
+      if (!dragDepth || !ev.relatedTarget) { dragDepth = 0; dragState(false); }
+    });
+    doc.addEventListener('drop', function (ev) {
+      dragDepth = 0;
+      dragState(false);
+      if (!hasFiles(ev)) return;
+      ev.preventDefault();
+      var f = ev.dataTransfer.files && ev.dataTransfer.files[0];
+      if (f) diagnoseFile(f);
+    });
+
+    /* Warm up when the browser has nothing better to do; never during load. */
+    function idle() {
+      if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(startEngine, { timeout: 5000 });
+      else setTimeout(startEngine, 2000);
+    }
+    if (doc.readyState === 'complete') idle();
+    else window.addEventListener('load', idle);
+
+    /* The search page answers ?q= (the OpenSearch template points here). */
+    var q0 = '';
+    if (isSearchPage) {
+      try { q0 = new URLSearchParams(location.search).get('q') || ''; } catch (e) { q0 = ''; }
+    }
+    if (q0) {
+      input.value = q0;
+      if (isMultiLine(q0)) diagnose(q0, 'log from the address', false);
+      else runSearch(true);
+    } else if (isSearchPage) {
+      setStatus(results.getAttribute('data-empty') || status && status.textContent || '');
+      try { input.focus(); } catch (e) { /* ignore */ }
+    }
   }
 
   function init() {
@@ -424,6 +1220,7 @@
     safe('theme', initTheme);
     safe('nav', initNav);
     safe('keys', initKeys);
+    safe('search hook', initHook);
     safe('search', initSearch);
   }
 

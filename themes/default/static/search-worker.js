@@ -1,0 +1,242 @@
+/* errata search worker: runs the WebAssembly search engine off the main thread.
+   Classic worker script, no imports, ES2019.
+
+   page -> worker
+     {id, type: "init", root}                 root: absolute URL of the site root
+     {id, type: "search", query, limit}
+     {id, type: "diagnose", text}             or {id, type: "diagnose", file: Blob}
+                                              or {id, type: "diagnose", buffer: ArrayBuffer}
+   worker -> page
+     {id, type: "ready", ms}
+     {id, type: "result", result, ms}         result: the engine's parsed JSON
+     {id, type: "progress", phase: "reading" | "diagnosing", bytes}
+     {id, type: "error", message}
+
+   The module and the bundle are fetched on the first message. Every failure is
+   answered with an error message; nothing is ever left without a reply. */
+'use strict';
+
+var engine = null;      // {exports, memory}
+var loading = null;     // Promise<engine>
+var loadMs = 0;
+var lastRoot = null;    // kept so a crashed engine can be reloaded
+
+function now() {
+  return (self.performance && performance.now) ? performance.now() : Date.now();
+}
+
+function errText(e) {
+  if (!e) return 'unknown error';
+  if (typeof e === 'string') return e;
+  return e.message || String(e);
+}
+
+function post(msg) {
+  try { self.postMessage(msg); } catch (e) { /* page gone */ }
+}
+
+function fetchBytes(url, what) {
+  return fetch(url, { credentials: 'same-origin' }).then(function (r) {
+    if (!r.ok) throw new Error('could not fetch the ' + what + ' (HTTP ' + r.status + ')');
+    return r.arrayBuffer();
+  }, function (e) {
+    throw new Error('could not fetch the ' + what + ': ' + errText(e));
+  });
+}
+
+/* ---------- talking to the module ---------- */
+var encoder = new TextEncoder();
+var decoder = new TextDecoder('utf-8');
+
+function bytesView(ptr, len) {
+  // Re-read memory.buffer every time: it is replaced when the module's memory grows.
+  return new Uint8Array(engine.memory.buffer, ptr >>> 0, len >>> 0);
+}
+
+function readResult() {
+  var x = engine.exports;
+  var ptr = x.errata_result_ptr() >>> 0;
+  var len = x.errata_result_len() >>> 0;
+  if (!len) return '';
+  return decoder.decode(bytesView(ptr, len).slice());
+}
+
+function parseResult(text, rc) {
+  var obj = null;
+  try { obj = text ? JSON.parse(text) : null; } catch (e) { obj = null; }
+  if (rc !== 0) {
+    var m = obj && typeof obj.error === 'string' ? obj.error : ('the search engine failed (code ' + rc + ')');
+    throw new Error(m);
+  }
+  if (!obj || typeof obj !== 'object') throw new Error('the search engine returned no valid JSON');
+  if (typeof obj.error === 'string') throw new Error(obj.error);
+  return obj;
+}
+
+/* Copies bytes into module memory, calls fn(ptr, len), returns the rc.
+   keep: do not free the buffer afterwards (used for the bundle). */
+function withBytes(bytes, keep, fn) {
+  var x = engine.exports;
+  var len = bytes.length;
+  var size = len > 0 ? len : 1;
+  var ptr = x.errata_alloc(size) >>> 0;
+  if (!ptr && len) throw new Error('out of memory in the search module');
+  if (len) bytesView(ptr, len).set(bytes);
+  var rc;
+  try {
+    rc = fn(ptr, len);
+  } finally {
+    if (!keep && typeof x.errata_free === 'function') {
+      try { x.errata_free(ptr, size); } catch (e) { /* ignore */ }
+    }
+  }
+  return rc | 0;
+}
+
+function call(name, bytes, extra) {
+  var x = engine.exports;
+  var rc = withBytes(bytes, false, function (ptr, len) {
+    return extra === undefined ? x[name](ptr, len) : x[name](ptr, len, extra);
+  });
+  return parseResult(readResult(), rc);
+}
+
+var REQUIRED = ['errata_alloc', 'errata_load', 'errata_search', 'errata_diagnose',
+  'errata_result_ptr', 'errata_result_len'];
+
+function load(root) {
+  if (typeof WebAssembly !== 'object' || !WebAssembly.instantiate) {
+    return Promise.reject(new Error('this browser has no WebAssembly'));
+  }
+  var base;
+  try { base = new URL(String(root || './'), self.location.href); } catch (e) {
+    return Promise.reject(new Error('bad site root: ' + errText(e)));
+  }
+  var t0 = now();
+  var wasmUrl = new URL('static/errata-search.wasm', base).href;
+  var bundleUrl = new URL('search/errata.bundle', base).href;
+  var wasmP = fetchBytes(wasmUrl, 'search module').then(function (buf) {
+    return WebAssembly.instantiate(buf, {}).catch(function (e) {
+      throw new Error('could not start the search module: ' + errText(e));
+    });
+  });
+  var bundleP = fetchBytes(bundleUrl, 'search index');
+  return Promise.all([wasmP, bundleP]).then(function (both) {
+    var inst = both[0].instance || both[0];
+    var x = inst.exports;
+    for (var i = 0; i < REQUIRED.length; i++) {
+      if (typeof x[REQUIRED[i]] !== 'function') throw new Error('the search module has no ' + REQUIRED[i]);
+    }
+    if (!(x.memory instanceof WebAssembly.Memory)) throw new Error('the search module exports no memory');
+    engine = { exports: x, memory: x.memory };
+    var bundle = new Uint8Array(both[1]);
+    // errata_load parses the bundle into its own memory, so the input is freed after it.
+    var rc = withBytes(bundle, false, function (ptr, len) { return x.errata_load(ptr, len); });
+    if (rc !== 0) {
+      var text = '';
+      try { text = readResult(); } catch (e) { text = ''; }
+      engine = null;
+      var m = 'could not load the search index (code ' + rc + ')';
+      try { var o = JSON.parse(text); if (o && typeof o.error === 'string') m = 'could not load the search index: ' + o.error; } catch (e) { /* keep m */ }
+      throw new Error(m);
+    }
+    loadMs = Math.round(now() - t0);
+    return engine;
+  });
+}
+
+function ensure(root) {
+  if (root !== undefined) lastRoot = root;
+  if (!loading) {
+    root = lastRoot;
+    loading = load(root);
+    // A failed load may be retried by a later init (e.g. after a network blip).
+    loading.catch(function () { loading = null; engine = null; });
+  }
+  return loading;
+}
+
+/* ---------- log input ---------- */
+function readBlob(blob) {
+  if (typeof blob.arrayBuffer === 'function') return blob.arrayBuffer();
+  if (typeof FileReaderSync === 'function') {
+    return Promise.resolve(new FileReaderSync().readAsArrayBuffer(blob));
+  }
+  return new Promise(function (resolve, reject) {
+    var fr = new FileReader();
+    fr.onload = function () { resolve(fr.result); };
+    fr.onerror = function () { reject(fr.error || new Error('could not read the file')); };
+    fr.readAsArrayBuffer(blob);
+  });
+}
+
+/* Always hands the engine valid UTF-8: bytes are decoded (invalid sequences become
+   U+FFFD, a BOM is dropped) and encoded again. */
+function logBytes(msg) {
+  if (typeof msg.text === 'string') return Promise.resolve(encoder.encode(msg.text));
+  var src = msg.file || msg.buffer;
+  if (!src) return Promise.reject(new Error('no log text was given'));
+  var size = src.byteLength !== undefined ? src.byteLength : src.size;
+  post({ id: msg.id, type: 'progress', phase: 'reading', bytes: size || 0 });
+  var p = (src instanceof ArrayBuffer) ? Promise.resolve(src)
+    : ArrayBuffer.isView(src) ? Promise.resolve(src.buffer.slice(src.byteOffset, src.byteOffset + src.byteLength))
+    : readBlob(src);
+  return p.then(function (buf) {
+    return encoder.encode(decoder.decode(new Uint8Array(buf)));
+  });
+}
+
+/* ---------- messages ---------- */
+function handle(msg) {
+  var id = msg.id;
+  var type = msg.type;
+  if (type === 'init') {
+    return ensure(msg.root).then(function () {
+      post({ id: id, type: 'ready', ms: loadMs });
+    });
+  }
+  if (!loading) {
+    if (lastRoot === null) return Promise.reject(new Error('the search worker was not initialised'));
+    ensure();
+  }
+  if (type === 'search') {
+    return loading.then(function () {
+      var t0 = now();
+      var limit = Math.max(1, Math.min(1000, (msg.limit | 0) || 10));
+      var result = call('errata_search', encoder.encode(String(msg.query == null ? '' : msg.query)), limit);
+      post({ id: id, type: 'result', result: result, ms: Math.round(now() - t0) });
+    });
+  }
+  if (type === 'diagnose') {
+    return loading.then(function () { return logBytes(msg); }).then(function (bytes) {
+      post({ id: id, type: 'progress', phase: 'diagnosing', bytes: bytes.length });
+      var t0 = now();
+      var result = call('errata_diagnose', bytes);
+      post({ id: id, type: 'result', result: result, ms: Math.round(now() - t0) });
+    });
+  }
+  return Promise.reject(new Error('unknown request: ' + String(type)));
+}
+
+/* Requests run one after another, in the order they came. */
+var queue = Promise.resolve();
+
+self.onmessage = function (ev) {
+  var msg = ev.data || {};
+  queue = queue.then(function () {
+    var p;
+    try { p = handle(msg); } catch (e) { p = Promise.reject(e); }
+    return p.catch(function (e) {
+      // A trap (a panic in the engine) may leave its memory inconsistent: reload next time.
+      if (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) {
+        engine = null;
+        loading = null;
+      }
+      post({ id: msg.id, type: 'error', message: errText(e) });
+    });
+  });
+};
+
+self.onmessageerror = function () {
+  post({ id: null, type: 'error', message: 'the search worker could not read a message' });
+};
