@@ -32,6 +32,20 @@ enum CliCommand {
         #[command(flatten)]
         site: SiteArgs,
     },
+    /// Build in memory, serve on loopback, rebuild on change and reload the open tab
+    Serve {
+        #[command(flatten)]
+        site: SiteArgs,
+        /// The port (0 picks a free one)
+        #[arg(long, short, default_value_t = 1111)]
+        port: u16,
+        /// The address to listen on; other than loopback exposes the preview to the network
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Open the site in the default browser
+        #[arg(long)]
+        open: bool,
+    },
     /// Rank the entries for an error message (any text is a valid query)
     Search {
         /// The error text, e.g. "torch.OutOfMemoryError: CUDA out of memory"; `-` reads stdin
@@ -131,6 +145,13 @@ pub enum Command {
         index: Index,
         limit: usize,
     },
+    Serve {
+        root: PathBuf,
+        drafts: bool,
+        port: u16,
+        bind: std::net::IpAddr,
+        open: bool,
+    },
     Diagnose {
         file: Option<PathBuf>,
         index: Index,
@@ -167,6 +188,18 @@ pub fn parse() -> Command {
         CliCommand::Check { site } => Command::Check {
             root: site.root,
             drafts: site.drafts,
+        },
+        CliCommand::Serve {
+            site,
+            port,
+            bind,
+            open,
+        } => Command::Serve {
+            root: site.root,
+            drafts: site.drafts,
+            port,
+            bind,
+            open,
         },
         CliCommand::Search {
             query,

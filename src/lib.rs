@@ -13,5 +13,6 @@ pub mod new;
 pub mod pipeline;
 pub mod render;
 pub mod search;
+pub mod serve;
 pub mod terminal;
 pub mod write;

@@ -60,6 +60,22 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
             }
             Err(e) => failed(e),
         },
+        cli::Command::Serve {
+            root,
+            drafts,
+            port,
+            bind,
+            open,
+        } => {
+            errata::serve::serve(errata::serve::ServeOptions {
+                root,
+                bind,
+                port,
+                open,
+                drafts,
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
         cli::Command::Search {
             query,
             index,
@@ -67,17 +83,12 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
         } => {
             let query = if query == "-" { read_stdin()? } else { query };
             let (searcher, _) = errata::search::open(&index.root, index.bundle.as_deref())?;
-            let hits = searcher.search(&query, limit);
+            let answer = searcher.answer(&query, limit);
+            let hits = &answer.hits;
             if index.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&errata::terminal::SearchJson {
-                        query: &query,
-                        hits: &hits
-                    })?
-                );
+                println!("{}", serde_json::to_string_pretty(&answer)?);
             } else {
-                print!("{}", errata::terminal::hits(&hits));
+                print!("{}", errata::terminal::hits(hits));
             }
             Ok(if hits.is_empty() {
                 ExitCode::from(1)

@@ -21,6 +21,8 @@ const ERRATA: &str = env!("CARGO_BIN_EXE_errata");
 
 #[path = "site/search.rs"]
 mod search;
+#[path = "site/serve.rs"]
+mod serve;
 
 // ---------------------------------------------------------------------------------------------
 // Harness

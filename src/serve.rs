@@ -1,0 +1,472 @@
+//! `errata serve`: build in memory, serve, watch, rebuild, reload the open tab.
+//!
+//! Takes the site root and an address (loopback unless told otherwise); serves the last good
+//! build from memory, so no request can reach a file outside the built site. Watches
+//! `content/`, `themes/` and `errata.yaml` (debounced, so editors that save in several writes
+//! cause one rebuild), rebuilds, and tells open tabs over server-sent events: `reload` after a
+//! good build, `problems` (with file, line and hint) after a failed one, which the page shows
+//! as an overlay while the last good site stays up. Ctrl-C stops it.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use serde::Serialize;
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::StreamExt;
+
+use crate::diagnostic::{self, Problem};
+use crate::pipeline::{self, PipelineError};
+
+const DEBOUNCE: Duration = Duration::from_millis(120);
+
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub root: PathBuf,
+    pub bind: std::net::IpAddr,
+    pub port: u16,
+    pub open: bool,
+    pub drafts: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot listen on {addr}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot watch {path}: {message}")]
+    Watch { path: PathBuf, message: String },
+    #[error("the server failed")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+}
+
+/// A problem as the overlay shows it.
+#[derive(Debug, Clone, Serialize)]
+struct OverlayProblem {
+    file: String,
+    line: usize,
+    column: usize,
+    message: String,
+    hint: Option<String>,
+    text: String,
+}
+
+struct SiteState {
+    files: BTreeMap<String, Vec<u8>>,
+    /// The problems of the last build, if it failed.
+    problems: Option<Vec<OverlayProblem>>,
+}
+
+#[derive(Clone)]
+struct App {
+    state: Arc<RwLock<SiteState>>,
+    events: broadcast::Sender<String>,
+}
+
+/// Builds the site in memory for the served address.
+fn build_in_memory(
+    options: &ServeOptions,
+    base_url: &str,
+) -> Result<BTreeMap<String, Vec<u8>>, PipelineError> {
+    let checked = pipeline::check(&options.root, options.drafts, Some(base_url))?;
+    let outputs = pipeline::render(&checked, false)?;
+    Ok(outputs.into_iter().map(|o| (o.path, o.bytes)).collect())
+}
+
+fn overlay_problems(error: &PipelineError) -> Vec<OverlayProblem> {
+    let from = |p: &Problem, sources: Option<&diagnostic::Sources>| OverlayProblem {
+        file: p.file.display().to_string(),
+        line: p.line,
+        column: p.column,
+        message: p.message.clone(),
+        hint: p.hint.clone(),
+        text: sources
+            .map(|s| diagnostic::render(p, s))
+            .unwrap_or_else(|| p.to_string()),
+    };
+    match error {
+        PipelineError::Content { problems, sources } => {
+            problems.iter().map(|p| from(p, Some(sources))).collect()
+        }
+        PipelineError::Load(crate::load::LoadError::BadConfig { problem, sources }) => {
+            vec![from(problem, Some(sources))]
+        }
+        other => vec![OverlayProblem {
+            file: String::new(),
+            line: 0,
+            column: 0,
+            message: other.to_string(),
+            hint: None,
+            text: other.to_string(),
+        }],
+    }
+}
+
+/// Runs the server until Ctrl-C.
+pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(run(options))
+}
+
+async fn run(options: ServeOptions) -> Result<(), ServeError> {
+    let addr = SocketAddr::new(options.bind, options.port);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let addr = listener.local_addr()?;
+    let host = if addr.ip().is_unspecified() {
+        "127.0.0.1".to_owned()
+    } else {
+        addr.ip().to_string()
+    };
+    let base_url = format!("http://{host}:{}/", addr.port());
+
+    let started = Instant::now();
+    let first = build_in_memory(&options, &base_url);
+    let (files, problems) = match first {
+        Ok(files) => (files, None),
+        Err(e) => {
+            report(&e);
+            (BTreeMap::new(), Some(overlay_problems(&e)))
+        }
+    };
+    eprintln!(
+        "serving {} at {base_url} (built in {} ms); watching for changes, Ctrl-C to stop",
+        options.root.display(),
+        started.elapsed().as_millis()
+    );
+    let (events, _) = broadcast::channel(16);
+    let app = App {
+        state: Arc::new(RwLock::new(SiteState { files, problems })),
+        events,
+    };
+
+    let watcher = watch(&options, app.clone(), base_url.clone())?;
+    if options.open {
+        let _ = open::that(&base_url);
+    }
+    let router = Router::new()
+        .route("/__errata/live.js", get(live_js))
+        .route("/__errata/events", get(events_stream))
+        .fallback(get(page))
+        .with_state(app);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+            eprintln!("stopping");
+        })
+        .await?;
+    drop(watcher);
+    Ok(())
+}
+
+fn report(error: &PipelineError) {
+    match error {
+        PipelineError::Content { problems, sources } => {
+            for p in problems {
+                eprint!("{}", diagnostic::render(p, sources));
+            }
+        }
+        other => eprintln!("error: {other}"),
+    }
+}
+
+/// Watches the site and rebuilds on change, on a thread of its own.
+fn watch(
+    options: &ServeOptions,
+    app: App,
+    base_url: String,
+) -> Result<
+    notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>,
+    ServeError,
+> {
+    use notify_debouncer_mini::notify::RecursiveMode;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut debouncer =
+        notify_debouncer_mini::new_debouncer(DEBOUNCE, tx).map_err(|e| ServeError::Watch {
+            path: options.root.clone(),
+            message: e.to_string(),
+        })?;
+    for (path, mode) in [
+        ("content", RecursiveMode::Recursive),
+        ("themes", RecursiveMode::Recursive),
+        ("errata.yaml", RecursiveMode::NonRecursive),
+    ] {
+        let full = options.root.join(path);
+        if full.exists() {
+            debouncer
+                .watcher()
+                .watch(&full, mode)
+                .map_err(|e| ServeError::Watch {
+                    path: full.clone(),
+                    message: e.to_string(),
+                })?;
+        }
+    }
+    let options = options.clone();
+    std::thread::spawn(move || {
+        for batch in rx {
+            let Ok(events) = batch else { continue };
+            if events.iter().all(|e| is_noise(&e.path)) {
+                continue;
+            }
+            let started = Instant::now();
+            match build_in_memory(&options, &base_url) {
+                Ok(files) => {
+                    if let Ok(mut state) = app.state.write() {
+                        state.files = files;
+                        state.problems = None;
+                    }
+                    eprintln!("rebuilt in {} ms", started.elapsed().as_millis());
+                    let _ = app.events.send("reload".into());
+                }
+                Err(e) => {
+                    report(&e);
+                    let problems = overlay_problems(&e);
+                    let json = serde_json::to_string(&problems).unwrap_or_default();
+                    if let Ok(mut state) = app.state.write() {
+                        state.problems = Some(problems);
+                    }
+                    let _ = app.events.send(format!("problems:{json}"));
+                }
+            }
+        }
+    });
+    Ok(debouncer)
+}
+
+/// Editor swap and backup files.
+fn is_noise(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.starts_with('.')
+        || name.ends_with('~')
+        || name.ends_with(".swp")
+        || name.ends_with(".swx")
+        || name.starts_with("4913")
+}
+
+async fn live_js() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        LIVE_JS,
+    )
+        .into_response()
+}
+
+async fn events_stream(State(app): State<App>) -> impl IntoResponse {
+    // A tab that connects while the build is broken sees the problems at once.
+    let current = app.state.read().ok().and_then(|s| s.problems.clone());
+    let initial = match current {
+        Some(p) => format!("problems:{}", serde_json::to_string(&p).unwrap_or_default()),
+        None => "ok".to_owned(),
+    };
+    let first = tokio_stream::once(Ok::<_, std::convert::Infallible>(to_event(&initial)));
+    let rest = BroadcastStream::new(app.events.subscribe())
+        .filter_map(|m| m.ok().map(|m| Ok(to_event(&m))));
+    Sse::new(first.chain(rest)).keep_alive(KeepAlive::default())
+}
+
+fn to_event(message: &str) -> Event {
+    match message.split_once(':') {
+        Some(("problems", json)) => Event::default().event("problems").data(json),
+        _ => Event::default().event(message).data(message),
+    }
+}
+
+/// The path a request names inside the site, or `None` when it tries to leave it.
+pub fn site_path(raw_path: &str) -> Option<String> {
+    let decoded = percent_encoding::percent_decode_str(raw_path)
+        .decode_utf8()
+        .ok()?;
+    if decoded.contains('\0') || decoded.contains('\\') || decoded.contains('%') {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for part in decoded.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return None,
+            p => parts.push(p),
+        }
+    }
+    let mut path = parts.join("/");
+    if raw_path.ends_with('/') || path.is_empty() {
+        if !path.is_empty() {
+            path.push('/');
+        }
+        path.push_str("index.html");
+    }
+    crate::write::is_safe_relative(&path).then_some(path)
+}
+
+async fn page(State(app): State<App>, uri: Uri) -> Response {
+    let Some(path) = site_path(uri.path()) else {
+        return not_found(&app);
+    };
+    let state = match app.state.read() {
+        Ok(s) => s,
+        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    };
+    let found = state
+        .files
+        .get(&path)
+        .map(|b| (path.clone(), b))
+        .or_else(|| {
+            // `/memory/x` -> `/memory/x/index.html`
+            let dir = format!("{path}/index.html");
+            state.files.get(&dir).map(|b| (dir, b))
+        });
+    match found {
+        Some((name, bytes)) => respond(&name, bytes, StatusCode::OK),
+        None => {
+            drop(state);
+            not_found(&app)
+        }
+    }
+}
+
+fn not_found(app: &App) -> Response {
+    let state = app.state.read();
+    match state.as_ref().ok().and_then(|s| s.files.get("404.html")) {
+        Some(bytes) => respond("404.html", bytes, StatusCode::NOT_FOUND),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+fn respond(name: &str, bytes: &[u8], status: StatusCode) -> Response {
+    let mime = mime_of(name);
+    let body = if mime.starts_with("text/html") {
+        inject_live_reload(bytes)
+    } else {
+        bytes.to_vec()
+    };
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+fn inject_live_reload(html: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(html);
+    let tag = "<script src=\"/__errata/live.js\" defer></script>";
+    match text.rfind("</body>") {
+        Some(i) => format!("{}{tag}\n{}", &text[..i], &text[i..]).into_bytes(),
+        None => format!("{text}{tag}").into_bytes(),
+    }
+}
+
+fn mime_of(name: &str) -> &'static str {
+    match name.rsplit('.').next().unwrap_or_default() {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "xml" => "application/xml; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "wasm" => "application/wasm",
+        "txt" | "log" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+/// The page side of live reload: reload on `reload`, show an overlay on `problems`.
+/// Built with DOM text nodes only; problem text is never parsed as HTML.
+const LIVE_JS: &str = r#"(function () {
+  'use strict';
+  var overlay = null;
+  function hide() { if (overlay) { overlay.remove(); overlay = null; } }
+  function show(problems) {
+    hide();
+    overlay = document.createElement('div');
+    overlay.id = 'errata-overlay';
+    overlay.setAttribute('role', 'alertdialog');
+    overlay.setAttribute('aria-label', 'Build failed');
+    var s = overlay.style;
+    s.position = 'fixed'; s.inset = '0'; s.zIndex = '2147483647'; s.overflow = 'auto';
+    s.background = 'rgba(20,20,24,0.94)'; s.color = '#f5f5f5'; s.padding = '2rem';
+    s.font = '14px/1.5 ui-monospace, SFMono-Regular, Menlo, monospace';
+    var h = document.createElement('h2');
+    h.textContent = 'errata: the build failed; the last good site is still served';
+    h.style.color = '#ff8080'; h.style.font = 'bold 18px system-ui, sans-serif';
+    overlay.appendChild(h);
+    problems.forEach(function (p) {
+      var pre = document.createElement('pre');
+      pre.className = 'errata-problem';
+      pre.dataset.file = p.file; pre.dataset.line = String(p.line);
+      pre.style.whiteSpace = 'pre-wrap'; pre.style.borderTop = '1px solid #555'; pre.style.paddingTop = '1rem';
+      pre.textContent = p.text;
+      overlay.appendChild(pre);
+    });
+    document.body.appendChild(overlay);
+  }
+  var wasBroken = false;
+  var es = new EventSource('/__errata/events');
+  es.addEventListener('reload', function () { location.reload(); });
+  es.addEventListener('ok', function () { if (wasBroken) { location.reload(); } hide(); });
+  es.addEventListener('problems', function (ev) {
+    wasBroken = true;
+    try { show(JSON.parse(ev.data)); } catch (e) { show([{ text: String(ev.data), file: '', line: 0 }]); }
+  });
+})();
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_site() {
+        assert_eq!(site_path("/").as_deref(), Some("index.html"));
+        assert_eq!(
+            site_path("/memory/x/").as_deref(),
+            Some("memory/x/index.html")
+        );
+        assert_eq!(
+            site_path("/static/style.css").as_deref(),
+            Some("static/style.css")
+        );
+        for bad in [
+            "/../Cargo.toml",
+            "/%2e%2e/Cargo.toml",
+            "/a/%2E%2E/%2E%2E/etc/passwd",
+            "/%252e%252e/x",
+            "/a\\..\\b",
+            "/x%00.html",
+            "/..%2fCargo.toml",
+            "/%2e%2e%5cCargo.toml",
+        ] {
+            assert_eq!(site_path(bad), None, "{bad}");
+        }
+    }
+}

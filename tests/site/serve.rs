@@ -1,0 +1,226 @@
+//! `errata serve` on a copy of the valid fixture site: pages from memory, live reload over
+//! server-sent events, the problems overlay on a broken build, and requests that try to leave
+//! the site.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{Site, ERRATA};
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(site: &Site) -> Server {
+    let mut child = Command::new(ERRATA)
+        .args(["serve", "--port", "0", "--root"])
+        .arg(&site.root)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start errata serve");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let port = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    std::thread::spawn(move || for _ in stderr.lines() {});
+    Server { child, port }
+}
+
+/// A GET over a plain socket: (status, body). `raw` is sent as the request path unchanged.
+fn get(port: u16, raw: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET {raw} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// Reads server-sent events until one of `event` arrives or the deadline passes.
+struct Events(BufReader<TcpStream>);
+
+impl Events {
+    fn open(port: u16) -> Events {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "GET /__errata/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+        )
+        .unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        Events(BufReader::new(s))
+    }
+
+    fn wait_for(&mut self, event: &str, within: Duration) -> Option<String> {
+        let deadline = Instant::now() + within;
+        let mut current = String::new();
+        while Instant::now() < deadline {
+            let mut line = String::new();
+            match self.0.read_line(&mut line) {
+                Ok(0) => return None,
+                Ok(_) => {
+                    let line = line.trim_end();
+                    if let Some(name) = line.strip_prefix("event: ") {
+                        current = name.to_owned();
+                    } else if let Some(data) = line.strip_prefix("data: ") {
+                        if current == event {
+                            return Some(data.to_owned());
+                        }
+                    }
+                }
+                Err(_) => continue,
+            }
+        }
+        None
+    }
+}
+
+fn entry_file(site: &Site) -> std::path::PathBuf {
+    let dir = site.root.join("content/memory");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    files.remove(0)
+}
+
+fn page_url_of(site: &Site, file: &std::path::Path) -> String {
+    let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(file).unwrap();
+    let slug = text
+        .lines()
+        .find_map(|l| l.strip_prefix("slug:"))
+        .map(|s| s.trim().to_owned())
+        .unwrap_or(stem);
+    let _ = site;
+    format!("/memory/{slug}/")
+}
+
+#[test]
+fn edits_rebuild_and_reload_and_problems_show_then_clear() {
+    let site = Site::new("valid-site");
+    let server = start(&site);
+    let file = entry_file(&site);
+    let url = page_url_of(&site, &file);
+    let (status, body) = get(server.port, &url);
+    assert_eq!(status, 200, "{url}");
+    assert!(
+        body.contains("/__errata/live.js"),
+        "live reload script injected"
+    );
+
+    let mut events = Events::open(server.port);
+    assert!(
+        events.wait_for("ok", Duration::from_secs(2)).is_some(),
+        "a good build says ok"
+    );
+    let original = std::fs::read_to_string(&file).unwrap();
+    let title_line = original
+        .lines()
+        .find(|l| l.starts_with("title:"))
+        .unwrap()
+        .to_owned();
+    let edited = original.replacen(&title_line, "title: A Title Edited While Serving", 1);
+    let started = Instant::now();
+    std::fs::write(&file, &edited).unwrap();
+    assert!(
+        events.wait_for("reload", Duration::from_secs(2)).is_some(),
+        "reload within 2 s"
+    );
+    assert!(get(server.port, &url)
+        .1
+        .contains("A Title Edited While Serving"));
+    assert!(started.elapsed() < Duration::from_secs(2));
+
+    // Break the front matter: problems with file and line; the last good page stays up.
+    std::fs::write(&file, edited.replacen("title:", "titel:", 1)).unwrap();
+    let problems = events
+        .wait_for("problems", Duration::from_secs(3))
+        .expect("problems event");
+    let v: serde_json::Value = serde_json::from_str(&problems).unwrap();
+    let first = &v[0];
+    assert!(
+        first["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(&*file.file_name().unwrap().to_string_lossy()),
+        "{problems}"
+    );
+    assert!(first["line"].as_u64().unwrap() > 0, "{problems}");
+    assert!(
+        first["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `titel`"),
+        "{problems}"
+    );
+    assert!(
+        get(server.port, &url)
+            .1
+            .contains("A Title Edited While Serving"),
+        "last good site stays up"
+    );
+    // A tab opened now sees the problems at once.
+    let mut late = Events::open(server.port);
+    assert!(late.wait_for("problems", Duration::from_secs(2)).is_some());
+
+    // Fix it: the overlay goes (the tab reloads).
+    std::fs::write(&file, &original).unwrap();
+    assert!(events.wait_for("reload", Duration::from_secs(3)).is_some());
+}
+
+#[test]
+fn requests_cannot_leave_the_site() {
+    let site = Site::new("valid-site");
+    let server = start(&site);
+    assert_eq!(get(server.port, "/").0, 200);
+    for raw in [
+        "/../Cargo.toml",
+        "/%2e%2e/Cargo.toml",
+        "/%2E%2E/%2E%2E/etc/passwd",
+        "/%252e%252e/errata.yaml",
+        "/..%2ferrata.yaml",
+        "/..%5cerrata.yaml",
+        "/static/..%2f..%2ferrata.yaml",
+        "/errata.yaml",
+        "/content/",
+        "/x%00.html",
+    ] {
+        let (status, _) = get(server.port, raw);
+        assert!(status == 404 || status == 400, "{raw} gave {status}");
+    }
+}
