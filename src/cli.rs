@@ -63,6 +63,8 @@ enum CliCommand {
         #[command(flatten)]
         index: IndexArgs,
     },
+    /// Print the JSON Schema of the front matter (for editors; a copy lives in content/)
+    Schema,
     /// Write a new entry with every front-matter key present and commented
     New {
         /// The entry's title, e.g. "NCCL Watchdog Timeout"
@@ -91,6 +93,9 @@ struct SiteArgs {
     /// Include entries marked `draft: true`
     #[arg(long)]
     drafts: bool,
+    /// Treat warnings as errors
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(clap::Args)]
@@ -125,12 +130,14 @@ pub enum Command {
     Build {
         root: PathBuf,
         drafts: bool,
+        strict: bool,
         output: Option<PathBuf>,
         base_url: Option<String>,
     },
     Check {
         root: PathBuf,
         drafts: bool,
+        strict: bool,
     },
     New {
         root: PathBuf,
@@ -156,6 +163,7 @@ pub enum Command {
         file: Option<PathBuf>,
         index: Index,
     },
+    Schema,
 }
 
 /// Where `search` and `diagnose` find the index, and how they answer.
@@ -182,12 +190,14 @@ pub fn parse() -> Command {
         } => Command::Build {
             root: site.root,
             drafts: site.drafts,
+            strict: site.strict,
             output,
             base_url,
         },
         CliCommand::Check { site } => Command::Check {
             root: site.root,
             drafts: site.drafts,
+            strict: site.strict,
         },
         CliCommand::Serve {
             site,
@@ -210,6 +220,7 @@ pub fn parse() -> Command {
             index: index(i),
             limit,
         },
+        CliCommand::Schema => Command::Schema,
         CliCommand::Diagnose { file, index: i } => Command::Diagnose {
             file,
             index: index(i),

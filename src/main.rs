@@ -25,6 +25,7 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
         cli::Command::Build {
             root,
             drafts,
+            strict,
             output,
             base_url,
         } => {
@@ -34,6 +35,7 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
                 output,
                 base_url,
                 drafts,
+                strict,
                 progress: interactive(),
             };
             match pipeline::build(&options) {
@@ -52,14 +54,20 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
                 Err(e) => failed(e),
             }
         }
-        cli::Command::Check { root, drafts } => match pipeline::check(&root, drafts, None) {
+        cli::Command::Check { root, drafts, strict } => match pipeline::check_with(&root, &pipeline::CheckOptions { drafts, base_url: None, strict }) {
             Ok(checked) => {
                 report(&checked.warnings, &checked.sources);
-                eprintln!("checked {} entries: no errors", checked.site.entries.len());
+                let warnings = checked.warnings.len();
+                let tail = if warnings == 0 { String::new() } else { format!(", {warnings} warning(s)") };
+                eprintln!("checked {} entries: no errors{tail}", checked.site.entries.len());
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => failed(e),
         },
+        cli::Command::Schema => {
+            print!("{}", errata::load::front_matter::json_schema());
+            Ok(ExitCode::SUCCESS)
+        }
         cli::Command::Serve {
             root,
             drafts,

@@ -19,6 +19,7 @@ pub struct BuildOptions {
     pub base_url: Option<String>,
     pub drafts: bool,
     pub progress: bool,
+    pub strict: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +47,21 @@ pub struct Checked {
 
 /// Loads and links; fails with every problem if any is an error.
 pub fn check(root: &Path, drafts: bool, base_url: Option<&str>) -> Result<Checked, PipelineError> {
+    check_with(root, &CheckOptions { drafts, base_url: base_url.map(str::to_owned), strict: false })
+}
+
+/// What `check` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    pub drafts: bool,
+    pub base_url: Option<String>,
+    /// Warnings count as errors.
+    pub strict: bool,
+}
+
+/// Loads, links and adds the warnings; fails with every problem if any is an error.
+pub fn check_with(root: &Path, options: &CheckOptions) -> Result<Checked, PipelineError> {
+    let (drafts, base_url) = (options.drafts, options.base_url.as_deref());
     let loaded = load::load_site(root, LoadOptions { drafts })?;
     let mut problems = loaded.problems;
     let mut config = loaded.config;
@@ -53,6 +69,12 @@ pub fn check(root: &Path, drafts: bool, base_url: Option<&str>) -> Result<Checke
         config.base_url = url.to_owned();
     }
     let site = link::link(config, loaded.entries, &loaded.failed_slugs, &mut problems);
+    problems.extend(link::warnings(&site, chrono::Local::now().date_naive()));
+    if options.strict {
+        for p in &mut problems {
+            p.level = Level::Error;
+        }
+    }
     sort_problems(&mut problems);
     if problems.iter().any(|p| p.level == Level::Error) {
         return Err(PipelineError::Content {
@@ -100,7 +122,8 @@ pub struct Built {
 }
 
 pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
-    let checked = check(&options.root, options.drafts, options.base_url.as_deref())?;
+    let check_options = CheckOptions { drafts: options.drafts, base_url: options.base_url.clone(), strict: options.strict };
+    let checked = check_with(&options.root, &check_options)?;
     let outputs = render(&checked, options.progress)?;
     let output = options
         .output

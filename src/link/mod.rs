@@ -8,10 +8,12 @@
 //! collected; links to a file that failed to load are not reported a second time.
 
 mod links;
+mod warnings;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use links::{internal_links, parse_target, InternalLink};
+pub use warnings::warnings;
 
 use crate::diagnostic::{did_you_mean, Problem};
 use crate::load::{Config, Entry, Slug, Tag};

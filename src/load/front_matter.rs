@@ -6,38 +6,62 @@
 //! empty files, a missing or unterminated `---` block and YAML errors, each with a position.
 
 use chrono::NaiveDate;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// The front matter exactly as an author writes it. Only `deny_unknown_fields` and YAML types
-/// are enforced here; values are checked when it becomes an [`super::Entry`].
-#[derive(Debug, Default, Deserialize)]
+/// The front matter of an errata entry, exactly as an author writes it. Only unknown keys and
+/// YAML types are refused here; values are checked when it becomes an [`super::Entry`]. The
+/// JSON Schema `errata schema` prints is generated from this type.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "errata entry front matter", description = "The YAML front matter of an errata entry (content/<category>/<slug>.md). Unknown keys are errors.", extend("required" = ["title", "category", "severity", "summary"]))]
 pub struct RawFrontMatter {
+    /// The failure's name as a reader would search it (required).
     pub title: Option<String>,
+    /// The URL name: lowercase letters, digits and dashes; defaults to the file name.
+    #[schemars(regex(pattern = r"^[\p{Ll}\p{Nd}]+(-[\p{Ll}\p{Nd}]+)*$"))]
     pub slug: Option<String>,
+    /// A key of `categories` in errata.yaml (required).
     pub category: Option<String>,
+    /// How bad the failure is (required).
+    #[schemars(extend("enum" = ["low", "medium", "high", "critical"]))]
     pub severity: Option<String>,
+    /// `failure` (default) explains an error; `guide` teaches a tool and has no signatures.
+    #[schemars(extend("enum" = ["failure", "guide"]))]
     pub kind: Option<String>,
+    /// Tags, written in any case; normalised to kebab-case.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// The quick answer, one or two sentences (required).
     pub summary: Option<String>,
+    /// The exact error text a reader would paste, without sizes, ranks or addresses (a failure needs one).
     #[serde(default)]
     pub signatures: Vec<String>,
+    /// The pattern worth alerting on, in one sentence.
     pub fingerprint: Option<String>,
+    /// What a reader observes, and why.
     #[serde(default)]
     pub symptoms: Vec<RawSymptom>,
+    /// The mechanisms that lead to the failure.
     #[serde(default)]
     pub root_causes: Vec<String>,
+    /// The first thing to try, in one line.
     pub fix: Option<String>,
+    /// The frameworks and systems affected, e.g. PyTorch, DeepSpeed.
     #[serde(default)]
     pub affects: Vec<String>,
+    /// Checks that confirm the diagnosis.
     #[serde(default)]
     pub confirm: Vec<String>,
+    /// Slugs of related entries.
     #[serde(default)]
     pub related: Vec<String>,
+    /// Upstream documentation and issue threads (http or https).
     #[serde(default)]
     pub references: Vec<RawReference>,
+    /// The date of the last real change, YYYY-MM-DD.
     pub updated: Option<NaiveDate>,
+    /// Drafts are built only with `--drafts`.
     #[serde(default)]
     pub draft: bool,
 }
@@ -64,18 +88,31 @@ pub const FIELDS: [&str; 18] = [
     "draft",
 ];
 
-#[derive(Debug, Deserialize)]
+/// A symptom and the reason for it.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawSymptom {
+    /// What the engineer observes.
     pub symptom: String,
+    /// Why that happens.
     pub why: String,
 }
 
-#[derive(Debug, Deserialize)]
+/// A link to upstream documentation or an issue thread.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawReference {
     pub title: String,
+    #[schemars(regex(pattern = r"^https?://"))]
     pub url: String,
+}
+
+/// The JSON Schema of the front matter, for editors (`errata schema`).
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(RawFrontMatter);
+    let mut out = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    out.push('\n');
+    out
 }
 
 /// Why a file could not be split or parsed, with a 1-based position in the file.

@@ -1104,7 +1104,12 @@
 
     if (cancelBtn) {
       cancelBtn.addEventListener('click', function () {
+        // Also drops a sample that is still being fetched (no engine request yet).
+        diagSeq++;
         engine.cancel();   // the worker is recreated on the next request
+        hideProgress();
+        if (panel) { clear(panel); panel.hidden = true; }
+        setStatus('Diagnosis cancelled.');
         input.focus();
       });
     }

@@ -1,0 +1,115 @@
+//! Warnings: what an editor would want to know, though the site still builds.
+//!
+//! Takes the linked [`Site`] and today's date; yields warnings for near-duplicate tags (one
+//! tag written two ways), entries that link nowhere (no related entries and no tag shared
+//! with another entry), a signature identical to another entry's (unless the two list each
+//! other as related: one message with two causes), and an `updated` date in the future. `--strict` turns them into errors.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+
+use super::Site;
+use crate::diagnostic::Problem;
+
+pub fn warnings(site: &Site, today: NaiveDate) -> Vec<Problem> {
+    let mut out = Vec::new();
+    near_duplicate_tags(site, &mut out);
+    isolated_entries(site, &mut out);
+    shared_signatures(site, &mut out);
+    for e in &site.entries {
+        if let Some(date) = e.updated.filter(|d| *d > today) {
+            let (line, column) = e.spans.value("updated", &date.to_string());
+            out.push(Problem::warning(&e.file, line, column, format!("`updated` is in the future ({date})")).with_hint(format!("today is {today}")));
+        }
+    }
+    out
+}
+
+/// `activation-memory` and `activation-memories`, `fp16` and `fp-16`.
+fn near_duplicate_tags(site: &Site, out: &mut Vec<Problem>) {
+    let tags: Vec<&str> = site.tags.keys().map(|t| t.as_str()).collect();
+    for (i, a) in tags.iter().enumerate() {
+        for b in &tags[i + 1..] {
+            let near = stem(a) == stem(b) || (a.len() >= 6 && strsim::levenshtein(a, b) == 1);
+            if !near {
+                continue;
+            }
+            // report at the first entry using the rarer spelling
+            let (rare, common) = if site.tags.iter().find(|(t, _)| t.as_str() == *a).map_or(0, |(_, l)| l.len())
+                <= site.tags.iter().find(|(t, _)| t.as_str() == *b).map_or(0, |(_, l)| l.len())
+            {
+                (*a, *b)
+            } else {
+                (*b, *a)
+            };
+            let Some(list) = site.tags.iter().find(|(t, _)| t.as_str() == rare).map(|(_, l)| l) else { continue };
+            for &i in list {
+                let e = &site.entries[i];
+                let (line, column) = e.spans.value("tags", rare);
+                out.push(
+                    Problem::warning(&e.file, line, column, format!("tag `{rare}` is close to `{common}`"))
+                        .with_hint(format!("if they mean the same, write `{common}`")),
+                );
+            }
+        }
+    }
+}
+
+/// A tag without dashes and without a plural ending: `fp-16` and `fp16`, `memories` and `memory`.
+fn stem(tag: &str) -> String {
+    let squashed = tag.replace('-', "");
+    if let Some(base) = squashed.strip_suffix("ies") {
+        format!("{base}y")
+    } else if let Some(base) = squashed.strip_suffix('s').filter(|b| !b.ends_with('s')) {
+        base.to_owned()
+    } else {
+        squashed
+    }
+}
+
+fn isolated_entries(site: &Site, out: &mut Vec<Problem>) {
+    for (i, e) in site.entries.iter().enumerate() {
+        let shares_tag = e.tags.iter().any(|t| site.tags.get(t).is_some_and(|l| l.len() > 1));
+        let linked = !e.related.is_empty() || site.entries.iter().any(|o| o.related.contains(&e.slug));
+        if !shares_tag && !linked {
+            let _ = i;
+            let (line, column) = e.spans.key("related");
+            out.push(
+                Problem::warning(&e.file, line, column, "entry has no related entries and shares no tag with another")
+                    .with_hint("add `related:` slugs or a tag other entries use, so readers can find it"),
+            );
+        }
+    }
+}
+
+fn shared_signatures(site: &Site, out: &mut Vec<Problem>) {
+    let mut by_text: BTreeMap<String, Vec<(usize, &str)>> = BTreeMap::new();
+    for (i, e) in site.entries.iter().enumerate() {
+        for s in &e.signatures {
+            by_text.entry(s.trim().to_lowercase()).or_default().push((i, s));
+        }
+    }
+    // Entries that list each other as related share an error on purpose (one message, two
+    // causes); any other holder of the same signature is likely a copy.
+    let linked = |a: usize, b: usize| site.entries[a].related.contains(&site.entries[b].slug) && site.entries[b].related.contains(&site.entries[a].slug);
+    for holders in by_text.values().filter(|h| h.len() > 1) {
+        for (k, &(i, sig)) in holders.iter().enumerate() {
+            let others: Vec<String> = holders
+                .iter()
+                .enumerate()
+                .filter(|(j, (o, _))| *j != k && !linked(i, *o))
+                .map(|(_, (o, _))| site.entries[*o].file.display().to_string())
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
+            let e = &site.entries[i];
+            let (line, column) = e.spans.value("signatures", sig);
+            out.push(
+                Problem::warning(&e.file, line, column, format!("signature is identical to one in {}", others.join(", ")))
+                    .with_hint("a shared signature cannot tell the entries apart; keep it where it belongs and give each entry its own wording"),
+            );
+        }
+    }
+}
