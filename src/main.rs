@@ -54,12 +54,30 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
                 Err(e) => failed(e),
             }
         }
-        cli::Command::Check { root, drafts, strict } => match pipeline::check_with(&root, &pipeline::CheckOptions { drafts, base_url: None, strict }) {
+        cli::Command::Check {
+            root,
+            drafts,
+            strict,
+        } => match pipeline::check_with(
+            &root,
+            &pipeline::CheckOptions {
+                drafts,
+                base_url: None,
+                strict,
+            },
+        ) {
             Ok(checked) => {
                 report(&checked.warnings, &checked.sources);
                 let warnings = checked.warnings.len();
-                let tail = if warnings == 0 { String::new() } else { format!(", {warnings} warning(s)") };
-                eprintln!("checked {} entries: no errors{tail}", checked.site.entries.len());
+                let tail = if warnings == 0 {
+                    String::new()
+                } else {
+                    format!(", {warnings} warning(s)")
+                };
+                eprintln!(
+                    "checked {} entries: no errors{tail}",
+                    checked.site.entries.len()
+                );
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => failed(e),

@@ -47,7 +47,14 @@ pub struct Checked {
 
 /// Loads and links; fails with every problem if any is an error.
 pub fn check(root: &Path, drafts: bool, base_url: Option<&str>) -> Result<Checked, PipelineError> {
-    check_with(root, &CheckOptions { drafts, base_url: base_url.map(str::to_owned), strict: false })
+    check_with(
+        root,
+        &CheckOptions {
+            drafts,
+            base_url: base_url.map(str::to_owned),
+            strict: false,
+        },
+    )
 }
 
 /// What `check` is asked to do.
@@ -112,6 +119,22 @@ pub fn render(checked: &Checked, progress: bool) -> Result<Vec<Output>, Pipeline
     Ok(outputs)
 }
 
+/// Stage timings on stderr when `ERRATA_TIMINGS` is set, for profiling builds.
+struct Timings(Option<std::time::Instant>);
+
+impl Timings {
+    fn from_env() -> Timings {
+        Timings(std::env::var_os("ERRATA_TIMINGS").map(|_| std::time::Instant::now()))
+    }
+
+    fn lap(&mut self, stage: &str) {
+        if let Some(start) = self.0 {
+            eprintln!("timing: {stage}: {} ms", start.elapsed().as_millis());
+            self.0 = Some(std::time::Instant::now());
+        }
+    }
+}
+
 /// What a build did.
 pub struct Built {
     pub report: WriteReport,
@@ -122,14 +145,22 @@ pub struct Built {
 }
 
 pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
-    let check_options = CheckOptions { drafts: options.drafts, base_url: options.base_url.clone(), strict: options.strict };
+    let check_options = CheckOptions {
+        drafts: options.drafts,
+        base_url: options.base_url.clone(),
+        strict: options.strict,
+    };
+    let mut timings = Timings::from_env();
     let checked = check_with(&options.root, &check_options)?;
+    timings.lap("load + link");
     let outputs = render(&checked, options.progress)?;
+    timings.lap("render (pages, feeds, search bundle)");
     let output = options
         .output
         .clone()
         .unwrap_or_else(|| options.root.join("public"));
     let report = write::write_site(&output, &options.root, &outputs)?;
+    timings.lap("write");
     Ok(Built {
         report,
         output,

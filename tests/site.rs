@@ -1330,11 +1330,16 @@ mod warnings {
             .stderr_has("5 warning(s)");
         let mut strict = site.errata("check");
         strict.arg("--strict");
-        run_cmd(strict).assert_exit(1).stderr_has("error: content/memory/first.md:9:10: `updated` is in the future");
+        run_cmd(strict)
+            .assert_exit(1)
+            .stderr_has("error: content/memory/first.md:9:10: `updated` is in the future");
         let mut build = site.errata("build");
         build.arg("--strict");
         run_cmd(build).assert_exit(1);
-        assert!(!site.public().exists(), "a strict build with warnings writes nothing");
+        assert!(
+            !site.public().exists(),
+            "a strict build with warnings writes nothing"
+        );
     }
 
     fn run_cmd(c: Command) -> Run {
@@ -1354,14 +1359,25 @@ mod schema {
         c.arg("schema");
         let r = run(c);
         r.assert_exit(0);
-        let committed = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("content/front-matter.schema.json"));
+        let committed =
+            read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("content/front-matter.schema.json"));
         assert!(
             r.stdout == committed,
             "content/front-matter.schema.json is stale: run `errata schema > content/front-matter.schema.json`"
         );
         let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
         assert_eq!(v["additionalProperties"], false);
-        assert!(v["properties"]["severity"]["enum"].as_array().unwrap().len() == 4);
-        assert!(v["required"].as_array().unwrap().iter().any(|x| x == "summary"));
+        assert!(
+            v["properties"]["severity"]["enum"]
+                .as_array()
+                .unwrap()
+                .len()
+                == 4
+        );
+        assert!(v["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == "summary"));
     }
 }

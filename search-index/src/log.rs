@@ -85,7 +85,9 @@ pub fn read_log(text: &str) -> LogReport {
     // IPython traceback headers whose final exception line has not come (yet)
     let mut pending: HashMap<Option<u32>, Option<ErrorLine>> = HashMap::new();
     let mut headers: Vec<ErrorLine> = Vec::new();
-    for (i, physical) in text.split('\n').enumerate() {
+    // `lines()` semantics: a final newline ends the last line rather than starting another
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    for (i, physical) in body.split('\n').enumerate() {
         lines_read = i + 1;
         for segment in physical.split('\r') {
             let Some(line) = clean_line(segment) else {
@@ -208,6 +210,9 @@ pub fn read_log(text: &str) -> LogReport {
                 None => {}
             }
         }
+    }
+    if text.is_empty() {
+        lines_read = 0;
     }
     headers.extend(pending.into_values().flatten());
     for header in headers {
@@ -848,7 +853,7 @@ mod tests {
     fn final_exception_line_of_traceback() {
         let log = "step 1\nTraceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    loss.backward()\nRuntimeError: boom happened\nstep 2\n";
         let report = read_log(log);
-        assert_eq!(report.lines_read, 7);
+        assert_eq!(report.lines_read, 6);
         assert_eq!(report.error_lines.len(), 1);
         assert_eq!(report.error_lines[0].line, 5);
         assert_eq!(report.error_lines[0].kind, LineKind::Exception);
@@ -890,6 +895,14 @@ mod tests {
             classify("_pickle.UnpicklingError: Weights only load failed."),
             Some(LineKind::Exception)
         );
+    }
+
+    #[test]
+    fn counts_lines_like_an_editor() {
+        assert_eq!(read_log("").lines_read, 0);
+        assert_eq!(read_log("a\nb\nc\n").lines_read, 3);
+        assert_eq!(read_log("a\nb\nc").lines_read, 3);
+        assert_eq!(read_log("\n").lines_read, 1);
     }
 
     #[test]

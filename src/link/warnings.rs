@@ -20,7 +20,15 @@ pub fn warnings(site: &Site, today: NaiveDate) -> Vec<Problem> {
     for e in &site.entries {
         if let Some(date) = e.updated.filter(|d| *d > today) {
             let (line, column) = e.spans.value("updated", &date.to_string());
-            out.push(Problem::warning(&e.file, line, column, format!("`updated` is in the future ({date})")).with_hint(format!("today is {today}")));
+            out.push(
+                Problem::warning(
+                    &e.file,
+                    line,
+                    column,
+                    format!("`updated` is in the future ({date})"),
+                )
+                .with_hint(format!("today is {today}")),
+            );
         }
     }
     out
@@ -35,21 +43,35 @@ fn near_duplicate_tags(site: &Site, out: &mut Vec<Problem>) {
             if !near {
                 continue;
             }
-            // report at the first entry using the rarer spelling
-            let (rare, common) = if site.tags.iter().find(|(t, _)| t.as_str() == *a).map_or(0, |(_, l)| l.len())
-                <= site.tags.iter().find(|(t, _)| t.as_str() == *b).map_or(0, |(_, l)| l.len())
-            {
+            // report at the entries using the rarer spelling
+            let count = |t: &str| {
+                crate::load::Tag::parse(t)
+                    .ok()
+                    .and_then(|t| site.tags.get(&t))
+                    .map_or(0, Vec::len)
+            };
+            let (rare, common) = if count(a) <= count(b) {
                 (*a, *b)
             } else {
                 (*b, *a)
             };
-            let Some(list) = site.tags.iter().find(|(t, _)| t.as_str() == rare).map(|(_, l)| l) else { continue };
+            let Some(list) = crate::load::Tag::parse(rare)
+                .ok()
+                .and_then(|t| site.tags.get(&t))
+            else {
+                continue;
+            };
             for &i in list {
                 let e = &site.entries[i];
                 let (line, column) = e.spans.value("tags", rare);
                 out.push(
-                    Problem::warning(&e.file, line, column, format!("tag `{rare}` is close to `{common}`"))
-                        .with_hint(format!("if they mean the same, write `{common}`")),
+                    Problem::warning(
+                        &e.file,
+                        line,
+                        column,
+                        format!("tag `{rare}` is close to `{common}`"),
+                    )
+                    .with_hint(format!("if they mean the same, write `{common}`")),
                 );
             }
         }
@@ -69,15 +91,26 @@ fn stem(tag: &str) -> String {
 }
 
 fn isolated_entries(site: &Site, out: &mut Vec<Problem>) {
-    for (i, e) in site.entries.iter().enumerate() {
-        let shares_tag = e.tags.iter().any(|t| site.tags.get(t).is_some_and(|l| l.len() > 1));
-        let linked = !e.related.is_empty() || site.entries.iter().any(|o| o.related.contains(&e.slug));
+    let linked_to: std::collections::HashSet<&crate::load::Slug> =
+        site.entries.iter().flat_map(|e| e.related.iter()).collect();
+    for e in &site.entries {
+        let shares_tag = e
+            .tags
+            .iter()
+            .any(|t| site.tags.get(t).is_some_and(|l| l.len() > 1));
+        let linked = !e.related.is_empty() || linked_to.contains(&e.slug);
         if !shares_tag && !linked {
-            let _ = i;
             let (line, column) = e.spans.key("related");
             out.push(
-                Problem::warning(&e.file, line, column, "entry has no related entries and shares no tag with another")
-                    .with_hint("add `related:` slugs or a tag other entries use, so readers can find it"),
+                Problem::warning(
+                    &e.file,
+                    line,
+                    column,
+                    "entry has no related entries and shares no tag with another",
+                )
+                .with_hint(
+                    "add `related:` slugs or a tag other entries use, so readers can find it",
+                ),
             );
         }
     }
@@ -87,12 +120,18 @@ fn shared_signatures(site: &Site, out: &mut Vec<Problem>) {
     let mut by_text: BTreeMap<String, Vec<(usize, &str)>> = BTreeMap::new();
     for (i, e) in site.entries.iter().enumerate() {
         for s in &e.signatures {
-            by_text.entry(s.trim().to_lowercase()).or_default().push((i, s));
+            by_text
+                .entry(s.trim().to_lowercase())
+                .or_default()
+                .push((i, s));
         }
     }
     // Entries that list each other as related share an error on purpose (one message, two
     // causes); any other holder of the same signature is likely a copy.
-    let linked = |a: usize, b: usize| site.entries[a].related.contains(&site.entries[b].slug) && site.entries[b].related.contains(&site.entries[a].slug);
+    let linked = |a: usize, b: usize| {
+        site.entries[a].related.contains(&site.entries[b].slug)
+            && site.entries[b].related.contains(&site.entries[a].slug)
+    };
     for holders in by_text.values().filter(|h| h.len() > 1) {
         for (k, &(i, sig)) in holders.iter().enumerate() {
             let others: Vec<String> = holders

@@ -353,9 +353,17 @@ pub fn render_site(
     outputs.push(text("opensearch.xml", feeds::opensearch(site)));
     outputs.push(text("entries.json", feeds::entries_json(site)));
     outputs.push(text("static/highlight.css", highlight::stylesheet()));
+    let started = std::time::Instant::now();
+    let bundle = errata_search::build_bundle(&crate::search::documents(site))?;
+    if std::env::var_os("ERRATA_TIMINGS").is_some() {
+        eprintln!(
+            "timing:   of which the search bundle: {} ms",
+            started.elapsed().as_millis()
+        );
+    }
     outputs.push(Output {
         path: crate::search::BUNDLE_PATH.into(),
-        bytes: errata_search::build_bundle(&crate::search::documents(site))?,
+        bytes: bundle,
     });
     for (name, bytes) in &theme.statics {
         outputs.push(Output {

@@ -1,0 +1,118 @@
+// Training logs written for the browser tests. Each builder returns the text and the
+// facts the tests assert about it (line numbers are 1-based, as the engine counts them).
+
+const ESC = '\u001b';
+const green = (s) => `${ESC}[32m${s}${ESC}[0m`;
+const yellow = (s) => `${ESC}[1;33m${s}${ESC}[0m`;
+const red = (s) => `${ESC}[31m${s}${ESC}[0m`;
+
+export const OOM_SLUGS = ['cuda-oom-batch-too-large', 'activation-memory-quadratic-attention'];
+export const MEMORY_SLUGS = [
+  'cuda-oom-batch-too-large', 'activation-memory-quadratic-attention', 'cuda-allocator-fragmentation',
+  'activation-memory-spike',
+];
+
+function ts(sec) {
+  const s = 19 + sec;
+  const mm = String(2 + Math.floor(s / 60)).padStart(2, '0');
+  const ss = String(s % 60).padStart(2, '0');
+  return `2025-12-01 14:${mm}:${ss},${String((sec * 137) % 1000).padStart(3, '0')}`;
+}
+
+/** 8 ranks under torchrun; rank 3 runs out of memory, the others time out in NCCL. */
+export function multiRankOomLog() {
+  const lines = [];
+  const push = (l) => { lines.push(l); return lines.length; };
+  push('W1201 14:02:11.318000 48211 torch/distributed/run.py:792] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed.');
+  for (let r = 0; r < 8; r++) {
+    push(`[rank${r}]:${green(ts(r))} ${yellow('INFO')} train.py:88 world_size=8 rank=${r} micro_batch=12 seq_len=4096 dtype=bf16`);
+  }
+  for (let step = 1; step <= 4; step++) {
+    for (let r = 0; r < 8; r += 4) {
+      push(`[rank${r}]:${green(ts(8 + step * 2 + r))} ${yellow('INFO')} train.py:210 step ${step}/12000 loss ${(10.9 - step * 0.31).toFixed(4)} lr ${(step * 2)}.00e-06 tok/s 88.${step}k mem 71.${step}GiB`);
+    }
+  }
+  push(' 0%|          | 4/12000 [00:10<8:29:44,  2.55s/it]');
+  const tracebackStart = push('[rank3]: Traceback (most recent call last):');
+  push('[rank3]:   File "/workspace/llm/train.py", line 274, in <module>');
+  push('[rank3]:     main()');
+  push('[rank3]:   File "/workspace/llm/train.py", line 241, in main');
+  push('[rank3]:     loss = model(input_ids, labels=labels).loss');
+  push('[rank3]:   File "/workspace/llm/model.py", line 97, in forward');
+  push('[rank3]:     return self.down(F.silu(self.gate(x)) * self.up(x))');
+  const oomLine = push(`[rank3]: ${red('torch.OutOfMemoryError')}: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 3 has a total capacity of 79.15 GiB of which 2.19 GiB is free. Including non-PyTorch memory, this process has 76.95 GiB memory in use. Of the allocated memory 76.02 GiB is allocated by PyTorch, and 412.50 MiB is reserved by PyTorch but unallocated.`);
+  const watchdogLines = [];
+  for (const r of [0, 5, 1, 2, 6, 4, 7]) {
+    watchdogLines.push(push(`[rank${r}]:[E1201 14:12:50.${118604 + r * 611} ${48230 + r} ProcessGroupNCCL.cpp:632] [Rank ${r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=16777216, NumelOut=16777216, Timeout(ms)=600000) ran for ${600051 + r} milliseconds before timing out.`));
+  }
+  push('E1201 14:12:55.031000 48211 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 3 (pid: 48233) of binary: /usr/bin/python3');
+  push('Traceback (most recent call last):');
+  push('  File "/usr/local/bin/torchrun", line 8, in <module>');
+  push('    sys.exit(main())');
+  const childFailed = push('torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ');
+  push('============================================================');
+  push('train.py FAILED');
+  push('------------------------------------------------------------');
+  push('Root Cause (first observed failure):');
+  push('[0]:');
+  push('  time      : 2025-12-01_14:12:55');
+  push('  host      : gpu-node-01');
+  push('  rank      : 3 (local_rank: 3)');
+  push('  exitcode  : 1 (pid: 48233)');
+  push('============================================================');
+  return {
+    text: lines.join('\n') + '\n',
+    lineCount: lines.length,
+    tracebackStart,
+    oomLine,
+    watchdogLines,
+    childFailed,
+  };
+}
+
+/** fp16 training whose loss turns NaN. */
+export function nanLossLog() {
+  const lines = [];
+  lines.push('2025-11-30 21:15:40 | INFO | trainer | precision=fp16 optimizer=adamw lr=6e-4 warmup=500 clip_grad=none');
+  for (let i = 1; i <= 6; i++) {
+    lines.push(`2025-11-30 21:1${5 + Math.floor(i / 3)}:${String(10 * i).padStart(2, '0')} | INFO | trainer | step ${i * 100} | loss ${(8 - i * 0.4).toFixed(3)} | gnorm ${(2 + i * 3.1).toFixed(2)} | loss_scale ${65536 >> i}`);
+  }
+  for (let i = 0; i < 5; i++) {
+    lines.push(`2025-11-30 21:17:2${i} | INFO | optim | Gradient overflow.  Skipping step, loss scale reduced to ${(1024 >> i).toFixed(1)}`);
+  }
+  lines.push('2025-11-30 21:17:50 | INFO | trainer | step 800 | loss nan | gnorm nan | loss_scale 64');
+  lines.push('2025-11-30 21:18:06 | INFO | trainer | step 900 | loss nan | gnorm nan | loss_scale 64');
+  lines.push('Traceback (most recent call last):');
+  lines.push('  File "/home/ml/train.py", line 402, in train');
+  lines.push('    raise RuntimeError(f"Loss is NaN at step {step}, stopping training")');
+  lines.push('RuntimeError: Loss is NaN at step 900, stopping training');
+  return { text: lines.join('\n') + '\n', lineCount: lines.length };
+}
+
+/** A healthy run: progress, warnings, a checkpoint, a clean exit. */
+export function healthyLog() {
+  const lines = [];
+  lines.push('2025-11-29 08:00:01 INFO  launching job 4812 on 1 node, 2 GPUs');
+  lines.push('2025-11-29 08:00:03 INFO  dataset: 1,204,112 samples, 9412 batches per epoch');
+  for (let i = 1; i <= 12; i++) {
+    lines.push(`2025-11-29 08:${String(i).padStart(2, '0')}:00 INFO  epoch 1 step ${i * 500} loss ${(3.2 - i * 0.11).toFixed(3)} acc ${(0.41 + i * 0.03).toFixed(3)} lr 3.0e-04`);
+  }
+  lines.push('2025-11-29 08:13:00 INFO  saved checkpoint to /ckpt/step-6000.pt (1.2 GB)');
+  lines.push('2025-11-29 08:13:02 INFO  validation: loss 2.011 acc 0.771');
+  lines.push('2025-11-29 08:13:05 INFO  training finished in 0:13:04, exit code 0');
+  return { text: lines.join('\n') + '\n', lineCount: lines.length };
+}
+
+/** A log whose error lines carry markup; every byte of it must stay text. */
+export function hostileLog() {
+  const lines = [
+    '2025-12-01 10:00:00 INFO step 1 loss 2.31',
+    'RuntimeError: <script>window.__xss=3</script> CUDA error: an illegal memory access was encountered',
+    '2025-12-01 10:00:01 ERROR <img src=x onerror=window.__xss=4> torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB',
+    '"><svg onload=window.__xss=5> ValueError: </code></li><img src=x onerror=window.__xss=6>',
+    'Traceback (most recent call last):',
+    '  File "<script>alert(1)</script>.py", line 1, in <module>',
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate <b>2.00</b> GiB <iframe src=javascript:window.__xss=7>',
+  ];
+  return { text: lines.join('\n') + '\n', lineCount: lines.length };
+}
