@@ -2,8 +2,8 @@
 //!
 //! Takes the site root and an address (loopback unless told otherwise); serves the last good
 //! build from memory, so no request can reach a file outside the built site. Watches
-//! `content/`, `themes/` and `errata.yaml` (debounced, so editors that save in several writes
-//! cause one rebuild), rebuilds, and tells open tabs over server-sent events: `reload` after a
+//! `content/`, `themes/` and `errata.yaml` (changes only, not reads; debounced, so editors that
+//! save in several writes cause one rebuild), rebuilds, and tells open tabs over server-sent events: `reload` after a
 //! good build, `problems` (with file, line and hint) after a failed one, which the page shows
 //! as an overlay while the last good site stays up. Ctrl-C stops it.
 
@@ -194,17 +194,14 @@ fn watch(
     options: &ServeOptions,
     app: App,
     base_url: String,
-) -> Result<
-    notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>,
-    ServeError,
-> {
-    use notify_debouncer_mini::notify::RecursiveMode;
-    let (tx, rx) = std::sync::mpsc::channel();
-    let mut debouncer =
-        notify_debouncer_mini::new_debouncer(DEBOUNCE, tx).map_err(|e| ServeError::Watch {
-            path: options.root.clone(),
-            message: e.to_string(),
-        })?;
+) -> Result<notify::RecommendedWatcher, ServeError> {
+    use notify::{RecursiveMode, Watcher};
+    let (tx, rx) = std::sync::mpsc::channel::<notify::Result<notify::Event>>();
+    let watch_error = |path: &Path, e: notify::Error| ServeError::Watch {
+        path: path.to_owned(),
+        message: e.to_string(),
+    };
+    let mut watcher = notify::recommended_watcher(tx).map_err(|e| watch_error(&options.root, e))?;
     for (path, mode) in [
         ("content", RecursiveMode::Recursive),
         ("themes", RecursiveMode::Recursive),
@@ -212,22 +209,21 @@ fn watch(
     ] {
         let full = options.root.join(path);
         if full.exists() {
-            debouncer
-                .watcher()
+            watcher
                 .watch(&full, mode)
-                .map_err(|e| ServeError::Watch {
-                    path: full.clone(),
-                    message: e.to_string(),
-                })?;
+                .map_err(|e| watch_error(&full, e))?;
         }
     }
     let options = options.clone();
     std::thread::spawn(move || {
-        for batch in rx {
-            let Ok(events) = batch else { continue };
-            if events.iter().all(|e| is_noise(&e.path)) {
+        while let Ok(first) = rx.recv() {
+            // Reading files (our own rebuild among them) is an event too: only changes count.
+            if !is_change(&first) {
                 continue;
             }
+            // Debounce: editors save in several writes; take everything that follows closely.
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while Instant::now() < deadline && rx.recv_timeout(DEBOUNCE).is_ok() {}
             let started = Instant::now();
             match build_in_memory(&options, &base_url) {
                 Ok(files) => {
@@ -250,7 +246,19 @@ fn watch(
             }
         }
     });
-    Ok(debouncer)
+    Ok(watcher)
+}
+
+/// A change to a file we build from, not an access and not an editor's swap file.
+fn is_change(event: &notify::Result<notify::Event>) -> bool {
+    let Ok(event) = event else { return false };
+    if matches!(
+        event.kind,
+        notify::EventKind::Access(_) | notify::EventKind::Other
+    ) {
+        return false;
+    }
+    event.paths.iter().any(|p| !is_noise(p))
 }
 
 /// Editor swap and backup files.

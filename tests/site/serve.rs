@@ -12,6 +12,8 @@ use super::{Site, ERRATA};
 struct Server {
     child: Child,
     port: u16,
+    /// How many rebuilds the server has reported on stderr.
+    rebuilds: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Drop for Server {
@@ -38,8 +40,20 @@ fn start(site: &Site) -> Server {
         .and_then(|r| r.split('/').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
-    std::thread::spawn(move || for _ in stderr.lines() {});
-    Server { child, port }
+    let rebuilds = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = rebuilds.clone();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if line.starts_with("rebuilt in") || line.starts_with("error") {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+    });
+    Server {
+        child,
+        port,
+        rebuilds,
+    }
 }
 
 /// A GET over a plain socket: (status, body). `raw` is sent as the request path unchanged.
@@ -201,6 +215,30 @@ fn edits_rebuild_and_reload_and_problems_show_then_clear() {
     // Fix it: the overlay goes (the tab reloads).
     std::fs::write(&file, &original).unwrap();
     assert!(events.wait_for("reload", Duration::from_secs(3)).is_some());
+}
+
+/// Reading the content to rebuild it must not count as a change (a rebuild loop).
+#[test]
+fn one_edit_gives_one_rebuild() {
+    use std::sync::atomic::Ordering;
+    let site = Site::new("valid-site");
+    let server = start(&site);
+    assert_eq!(get(server.port, "/").0, 200);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        server.rebuilds.load(Ordering::SeqCst),
+        0,
+        "no change, no rebuild"
+    );
+    let file = entry_file(&site);
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replacen("title:", "title: Edited", 1)).unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(
+        server.rebuilds.load(Ordering::SeqCst),
+        1,
+        "one edit, one rebuild"
+    );
 }
 
 #[test]
