@@ -780,7 +780,7 @@
 
     function schedule() {
       clearTimeout(timer);
-      timer = setTimeout(function () { runSearch(false); }, 120);
+      timer = setTimeout(function () { runSearch(false); }, 60);
     }
 
     /* ----- modes ----- */
@@ -1201,7 +1201,9 @@
       if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(startEngine, { timeout: 5000 });
       else setTimeout(startEngine, 2000);
     }
-    if (doc.readyState === 'complete') idle();
+    // The search page exists to search: start at once there; elsewhere when idle.
+    if (isSearchPage) startEngine();
+    else if (doc.readyState === 'complete') idle();
     else window.addEventListener('load', idle);
 
     /* The search page answers ?q= (the OpenSearch template points here). */

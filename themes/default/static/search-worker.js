@@ -115,11 +115,17 @@ function load(root) {
   var t0 = now();
   var wasmUrl = new URL('static/errata-search.wasm', base).href;
   var bundleUrl = new URL('search/errata.bundle', base).href;
-  var wasmP = fetchBytes(wasmUrl, 'search module').then(function (buf) {
-    return WebAssembly.instantiate(buf, {}).catch(function (e) {
-      throw new Error('could not start the search module: ' + errText(e));
+  // Compile while downloading when the server sends application/wasm; else from the bytes.
+  function fromBytes() {
+    return fetchBytes(wasmUrl, 'search module').then(function (buf) {
+      return WebAssembly.instantiate(buf, {}).catch(function (e) {
+        throw new Error('could not start the search module: ' + errText(e));
+      });
     });
-  });
+  }
+  var wasmP = typeof WebAssembly.instantiateStreaming === 'function'
+    ? WebAssembly.instantiateStreaming(fetch(wasmUrl, { credentials: 'same-origin' }), {}).catch(fromBytes)
+    : fromBytes();
   var bundleP = fetchBytes(bundleUrl, 'search index');
   return Promise.all([wasmP, bundleP]).then(function (both) {
     var inst = both[0].instance || both[0];
