@@ -86,14 +86,13 @@ pub fn compile_templates(theme: &ThemeFiles) -> Result<Tera, RenderError> {
 }
 
 /// Common page context: the site, the path to the root, the canonical URL and breadcrumbs.
-struct Page<'a> {
+struct Page {
     template: &'static str,
     path: String,
     root: String,
     url: String,
     crumbs: Vec<Crumb>,
     extra: Vec<(&'static str, tera::Value)>,
-    _marker: std::marker::PhantomData<&'a ()>,
 }
 
 fn depth_root(url: &str) -> String {
@@ -123,7 +122,7 @@ pub fn render_site(
         url: String::new(),
     };
 
-    let render = |page: Page<'_>| -> Result<Output, RenderError> {
+    let render = |page: Page| -> Result<Output, RenderError> {
         let mut ctx = Context::new();
         ctx.insert("site", &site_value);
         ctx.insert("root", &page.root);
@@ -189,13 +188,12 @@ pub fn render_site(
                 url,
                 crumbs,
                 extra: vec![("entry", value(&view))],
-                _marker: Default::default(),
             })
         })
         .collect::<Result<_, _>>()?;
 
     let cards = |list: &[usize]| value(&list.iter().map(|&i| card(site, i)).collect::<Vec<_>>());
-    let mut pages: Vec<Page<'_>> = Vec::new();
+    let mut pages: Vec<Page> = Vec::new();
     let recent: Vec<usize> = feeds::by_recency(site).into_iter().take(8).collect();
     pages.push(Page {
         template: "index.html",
@@ -204,7 +202,6 @@ pub fn render_site(
         url: String::new(),
         crumbs: Vec::new(),
         extra: vec![("recent", cards(&recent))],
-        _marker: Default::default(),
     });
     let mut all: Vec<usize> = (0..site.entries.len()).collect();
     all.sort_by(|&a, &b| site.entries[a].title.cmp(&site.entries[b].title));
@@ -230,7 +227,6 @@ pub fn render_site(
             },
         ],
         extra: list("All failures".into(), String::new(), "all", cards(&all)),
-        _marker: Default::default(),
     });
     for c in &site.categories {
         let description = markdown::render_inline(&c.description, &NoLinks);
@@ -247,7 +243,6 @@ pub fn render_site(
                 },
             ],
             extra: list(c.title.clone(), description, "category", cards(&c.entries)),
-            _marker: Default::default(),
         });
     }
     #[derive(Serialize)]
@@ -278,7 +273,6 @@ pub fn render_site(
             },
         ],
         extra: vec![("tags", value(&tag_list))],
-        _marker: Default::default(),
     });
     for (tag, list_of) in &site.tags {
         let url = crate::link::Site::tag_url(tag);
@@ -299,7 +293,6 @@ pub fn render_site(
                 },
             ],
             extra: list(format!("#{tag}"), String::new(), "tag", cards(list_of)),
-            _marker: Default::default(),
         });
     }
     pages.push(Page {
@@ -315,7 +308,6 @@ pub fn render_site(
             },
         ],
         extra: Vec::new(),
-        _marker: Default::default(),
     });
     pages.push(Page {
         template: "404.html",
@@ -324,7 +316,6 @@ pub fn render_site(
         url: "404.html".into(),
         crumbs: Vec::new(),
         extra: Vec::new(),
-        _marker: Default::default(),
     });
     let sitemap_pages: Vec<(String, Option<String>)> = pages
         .iter()

@@ -148,16 +148,20 @@ pub fn card(site: &Site, index: usize) -> Card<'_> {
             .category(&e.category)
             .map_or(e.category.as_str(), |c| c.title.as_str()),
         category_url: Site::category_url(&e.category),
-        tags: e
-            .tags
-            .iter()
-            .map(|t| LinkView {
-                name: t.as_str(),
-                url: Site::tag_url(t),
-            })
-            .collect(),
+        tags: tag_links(e),
         updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
     }
+}
+
+/// An entry's tags with their pages.
+fn tag_links(e: &crate::load::Entry) -> Vec<LinkView<'_>> {
+    e.tags
+        .iter()
+        .map(|t| LinkView {
+            name: t.as_str(),
+            url: Site::tag_url(t),
+        })
+        .collect()
 }
 
 /// Resolves `@/slug` and `#tag` for a page `depth` folders below the root.
@@ -205,14 +209,7 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
             title: category.map_or(e.category.as_str(), |c| c.title.as_str()),
             url: Site::category_url(&e.category),
         },
-        tags: e
-            .tags
-            .iter()
-            .map(|t| LinkView {
-                name: t.as_str(),
-                url: Site::tag_url(t),
-            })
-            .collect(),
+        tags: tag_links(e),
         summary_html: inline(&e.summary),
         summary_text: plain_text(&e.summary),
         fingerprint_html: e.fingerprint.as_deref().map(inline).unwrap_or_default(),
