@@ -1381,3 +1381,91 @@ mod schema {
             .any(|x| x == "summary"));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hostile content: file names, case clashes, symlinks. Each case starts from the valid site and
+// adds one file the test writes itself.
+mod hostile {
+    use super::*;
+
+    fn entry(slug_line: &str, title: &str) -> String {
+        format!("---\ntitle: {title}\n{slug_line}category: memory\nseverity: low\nsummary: A test entry.\nsignatures:\n  - \"RuntimeError: {title}\"\n---\nBody.\n")
+    }
+
+    #[test]
+    fn file_names_with_spaces_and_unicode_build() {
+        let site = Site::new("valid-site");
+        fs::write(
+            site.file("content/memory/Fehler über Speicher.md"),
+            entry("", "Unicode Name"),
+        )
+        .unwrap();
+        fs::write(
+            site.file("content/memory/with spaces.md"),
+            entry("", "Spaced Name"),
+        )
+        .unwrap();
+        site.build().assert_exit(0);
+        assert!(site
+            .public()
+            .join("memory/fehler-über-speicher/index.html")
+            .is_file());
+        assert!(site
+            .public()
+            .join("memory/with-spaces/index.html")
+            .is_file());
+    }
+
+    #[test]
+    fn slugs_that_differ_only_by_case_are_refused() {
+        let site = Site::new("valid-site");
+        fs::write(site.file("content/memory/Clash.md"), entry("", "Upper")).unwrap();
+        fs::write(site.file("content/memory/clash.md"), entry("", "Lower")).unwrap();
+        site.build()
+            .assert_exit(1)
+            .stderr_has("duplicate slug `clash`, also used by content/memory/clash.md")
+            .stderr_has("duplicate slug `clash`, also used by content/memory/Clash.md");
+        assert!(!site.public().exists());
+    }
+
+    #[test]
+    fn a_slug_that_tries_to_leave_is_refused() {
+        let site = Site::new("valid-site");
+        fs::write(
+            site.file("content/memory/escape.md"),
+            entry("slug: ../../etc\n", "Escape"),
+        )
+        .unwrap();
+        site.build()
+            .assert_exit(1)
+            .stderr_has("content/memory/escape.md:3:7: slug `../../etc` may not contain `..`");
+        assert!(!site.public().exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_and_escapes_are_reported() {
+        let site = Site::new("valid-site");
+        std::os::unix::fs::symlink(site.file("content"), site.file("content/memory/loop")).unwrap();
+        let outside = site.outside("secret.md");
+        fs::write(&outside, entry("", "Outside")).unwrap();
+        std::os::unix::fs::symlink(&outside, site.file("content/memory/outside.md")).unwrap();
+        site.build()
+            .assert_exit(1)
+            .stderr_has("error: content/memory/loop: symlink loop")
+            .stderr_has(
+                "error: content/memory/outside.md: symlink points outside the content folder",
+            );
+        assert!(!site.public().exists());
+    }
+
+    #[test]
+    fn ten_thousand_tags_on_one_entry() {
+        let site = Site::new("valid-site");
+        let tags: Vec<String> = (0..10_000).map(|i| format!("tag-{i}")).collect();
+        let text = format!("---\ntitle: Many Tags\ncategory: memory\nseverity: low\nsummary: Many tags.\ntags: [{}]\nsignatures:\n  - \"RuntimeError: many tags\"\n---\nBody.\n", tags.join(", "));
+        fs::write(site.file("content/memory/many-tags.md"), text).unwrap();
+        site.build().assert_exit(0);
+        assert!(site.public().join("tags/tag-9999/index.html").is_file());
+    }
+}

@@ -5,7 +5,7 @@
 //! with another entry), a signature identical to another entry's (unless the two list each
 //! other as related: one message with two causes), and an `updated` date in the future. `--strict` turns them into errors.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 
@@ -37,12 +37,37 @@ pub fn warnings(site: &Site, today: NaiveDate) -> Vec<Problem> {
 /// `activation-memory` and `activation-memories`, `fp16` and `fp-16`.
 fn near_duplicate_tags(site: &Site, out: &mut Vec<Problem>) {
     let tags: Vec<&str> = site.tags.keys().map(|t| t.as_str()).collect();
-    for (i, a) in tags.iter().enumerate() {
-        for b in &tags[i + 1..] {
-            let near = stem(a) == stem(b) || (a.len() >= 6 && strsim::levenshtein(a, b) == 1);
-            if !near {
-                continue;
+    // Candidates share a bucket: the same stem, or the same spelling with one letter deleted
+    // (which every pair one edit apart has); so the cost grows with the tags, not their square.
+    let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, tag) in tags.iter().enumerate() {
+        buckets
+            .entry(format!("s:{}", stem(tag)))
+            .or_default()
+            .push(i);
+        if tag.len() >= 6 && tag.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+            buckets.entry(format!("d:{tag}")).or_default().push(i);
+            for (k, _) in tag.char_indices() {
+                let mut deleted = tag.to_string();
+                deleted.remove(k);
+                buckets.entry(format!("d:{deleted}")).or_default().push(i);
             }
+        }
+    }
+    let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for members in buckets.values().filter(|m| m.len() > 1 && m.len() <= 64) {
+        for (x, &i) in members.iter().enumerate() {
+            for &j in &members[x + 1..] {
+                let (a, b) = (tags[i.min(j)], tags[i.max(j)]);
+                if i != j && (stem(a) == stem(b) || strsim::levenshtein(a, b) == 1) {
+                    pairs.insert((i.min(j), i.max(j)));
+                }
+            }
+        }
+    }
+    for (i, j) in pairs {
+        let (a, b) = (&tags[i], &tags[j]);
+        {
             // report at the entries using the rarer spelling
             let count = |t: &str| {
                 crate::load::Tag::parse(t)

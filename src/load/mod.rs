@@ -456,10 +456,11 @@ fn check(
             })
             .ok(),
     };
+    let mut seen_tags = std::collections::HashSet::with_capacity(raw.tags.len());
     let mut tags: Vec<Tag> = Vec::with_capacity(raw.tags.len());
     for t in &raw.tags {
         match Tag::parse(t) {
-            Ok(tag) if !tags.contains(&tag) => tags.push(tag),
+            Ok(tag) if seen_tags.insert(tag.clone()) => tags.push(tag),
             Ok(_) => {}
             Err(m) => problem_at("tags", Some(t), m, None),
         }

@@ -148,21 +148,26 @@ pub fn card(site: &Site, index: usize) -> Card<'_> {
             .category(&e.category)
             .map_or(e.category.as_str(), |c| c.title.as_str()),
         category_url: Site::category_url(&e.category),
-        tags: tag_links(e),
+        tags: tag_links(e, CARD_TAGS),
         updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
     }
 }
 
-/// An entry's tags with their pages.
-fn tag_links(e: &crate::load::Entry) -> Vec<LinkView<'_>> {
+/// An entry's tags with their pages, at most `limit`.
+fn tag_links(e: &crate::load::Entry, limit: usize) -> Vec<LinkView<'_>> {
     e.tags
         .iter()
+        .take(limit)
         .map(|t| LinkView {
             name: t.as_str(),
             url: Site::tag_url(t),
         })
         .collect()
 }
+
+/// Tags a card shows: a list page repeats every card, so an entry with thousands of tags must
+/// not multiply into every page that lists it (its own page shows them all).
+pub const CARD_TAGS: usize = 8;
 
 /// Resolves `@/slug` and `#tag` for a page `depth` folders below the root.
 pub struct PageLinks<'a> {
@@ -209,7 +214,7 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
             title: category.map_or(e.category.as_str(), |c| c.title.as_str()),
             url: Site::category_url(&e.category),
         },
-        tags: tag_links(e),
+        tags: tag_links(e, usize::MAX),
         summary_html: inline(&e.summary),
         summary_text: plain_text(&e.summary),
         fingerprint_html: e.fingerprint.as_deref().map(inline).unwrap_or_default(),
