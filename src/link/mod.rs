@@ -62,6 +62,11 @@ impl Site {
     pub fn category(&self, key: &str) -> Option<&Category> {
         self.categories.iter().find(|c| c.key == key)
     }
+
+    /// The title of a category, or its key when the config has no such category.
+    pub fn category_title<'a>(&'a self, key: &'a str) -> &'a str {
+        self.category(key).map_or(key, |c| c.title.as_str())
+    }
 }
 
 /// Links the entries. Problems are appended to `problems`.

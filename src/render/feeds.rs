@@ -131,9 +131,7 @@ pub fn entries_json(site: &Site) -> String {
                 title: &e.title,
                 url: site.entry_url(i),
                 category: &e.category,
-                category_title: site
-                    .category(&e.category)
-                    .map_or(e.category.as_str(), |c| c.title.as_str()),
+                category_title: site.category_title(&e.category),
                 severity: e.severity.as_str(),
                 kind: e.kind.as_str(),
                 tags: e.tags.iter().map(|t| t.as_str()).collect(),

@@ -171,9 +171,7 @@ pub fn render_site(
             let crumbs = vec![
                 home.clone(),
                 Crumb {
-                    title: site
-                        .category(&e.category)
-                        .map_or(e.category.clone(), |c| c.title.clone()),
+                    title: site.category_title(&e.category).to_owned(),
                     url: format!("{root}{}", crate::link::Site::category_url(&e.category)),
                 },
                 Crumb {

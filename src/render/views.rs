@@ -144,9 +144,7 @@ pub fn card(site: &Site, index: usize) -> Card<'_> {
         summary_text: plain_text(&e.summary),
         severity: e.severity.as_str(),
         kind: e.kind.as_str(),
-        category_title: site
-            .category(&e.category)
-            .map_or(e.category.as_str(), |c| c.title.as_str()),
+        category_title: site.category_title(&e.category),
         category_url: Site::category_url(&e.category),
         tags: tag_links(e, CARD_TAGS),
         updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
@@ -198,7 +196,6 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
     let links = PageLinks { site, root };
     let inline = |s: &str| markdown::render_inline(s, &links);
     let body = markdown::render_body(&e.body, &links);
-    let category = site.category(&e.category);
     let faq = faq(site, index, &links);
     let url = site.entry_url(index);
     let json_ld = json_ld(&faq);
@@ -211,7 +208,7 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
         draft: e.draft,
         category: CategoryRef {
             key: &e.category,
-            title: category.map_or(e.category.as_str(), |c| c.title.as_str()),
+            title: site.category_title(&e.category),
             url: Site::category_url(&e.category),
         },
         tags: tag_links(e, usize::MAX),
