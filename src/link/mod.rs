@@ -126,7 +126,18 @@ pub fn link(
         for tag in &entry.tags {
             tags.entry(tag.clone()).or_default().push(i);
         }
-        check_references(entry, &by_slug, failed, problems);
+    }
+    {
+        use rayon::prelude::*;
+        let found: Vec<Vec<Problem>> = entries
+            .par_iter()
+            .map(|entry| {
+                let mut found = Vec::new();
+                check_references(entry, &by_slug, failed, &mut found);
+                found
+            })
+            .collect();
+        problems.extend(found.into_iter().flatten());
     }
     let by_title = |list: &mut Vec<usize>| {
         list.sort_by(|&a, &b| entries[a].title.cmp(&entries[b].title).then(a.cmp(&b)))
@@ -220,7 +231,14 @@ fn check_references(
             );
         }
     }
-    for link in internal_links(&entry.body) {
+    // Only a body that mentions `@` (or an entity that could spell it) can hold such a link.
+    let may_link = entry.body.contains('@') || entry.body.contains('&');
+    let links = if may_link {
+        internal_links(&entry.body)
+    } else {
+        Vec::new()
+    };
+    for link in links {
         if Slug::parse(&link.slug).ok().filter(|s| exists(s)).is_none() {
             problems.push(
                 Problem::error(
@@ -246,57 +264,77 @@ fn related_entries(
     category_index: &HashMap<&str, usize>,
 ) -> Vec<Vec<usize>> {
     use rayon::prelude::*;
+    let category_of: Vec<Option<usize>> = entries
+        .iter()
+        .map(|e| category_index.get(e.category.as_str()).copied())
+        .collect();
     (0..entries.len())
         .into_par_iter()
-        .map(|i| {
-            let entry = &entries[i];
-            let mut out: Vec<usize> = Vec::with_capacity(MAX_RELATED);
-            for r in &entry.related {
-                if let Some(&j) = by_slug.get(r) {
-                    if j != i && !out.contains(&j) && out.len() < MAX_RELATED {
-                        out.push(j);
-                    }
-                }
-            }
-            if out.len() < MAX_RELATED {
-                let mut shared: HashMap<usize, u32> = HashMap::new();
-                for tag in &entry.tags {
-                    for &j in tags.get(tag).map(Vec::as_slice).unwrap_or_default() {
-                        if j != i {
-                            *shared.entry(j).or_default() += 1;
-                        }
-                    }
-                }
-                let mut scored: Vec<(u32, bool, usize)> = shared
-                    .into_iter()
-                    .filter(|(j, _)| !out.contains(j))
-                    .map(|(j, n)| (n, entries[j].category == entry.category, j))
-                    .collect();
-                scored.sort_by(|a, b| {
-                    b.0.cmp(&a.0)
-                        .then(b.1.cmp(&a.1))
-                        .then_with(|| entries[a.2].slug.cmp(&entries[b.2].slug))
-                });
-                out.extend(
-                    scored
-                        .into_iter()
-                        .take(MAX_RELATED - out.len())
-                        .map(|(_, _, j)| j),
-                );
-            }
-            if out.len() < MAX_RELATED {
-                if let Some(&c) = category_index.get(entry.category.as_str()) {
-                    for &j in &categories[c].entries {
-                        if out.len() >= MAX_RELATED {
-                            break;
-                        }
-                        if j != i && !out.contains(&j) {
+        .map_init(
+            || (vec![0u32; entries.len()], Vec::new()),
+            |scratch: &mut (Vec<u32>, Vec<usize>), i| {
+                let entry = &entries[i];
+                let mut out: Vec<usize> = Vec::with_capacity(MAX_RELATED);
+                for r in &entry.related {
+                    if let Some(&j) = by_slug.get(r) {
+                        if j != i && !out.contains(&j) && out.len() < MAX_RELATED {
                             out.push(j);
                         }
                     }
                 }
-            }
-            out
-        })
+                if out.len() < MAX_RELATED {
+                    // Count shared tags in a dense array reused across entries (no hashing).
+                    let (counts, touched) = scratch;
+                    for t in &entry.tags {
+                        for &j in tags.get(t).map(Vec::as_slice).unwrap_or_default() {
+                            if j != i {
+                                if counts[j] == 0 {
+                                    touched.push(j);
+                                }
+                                counts[j] += 1;
+                            }
+                        }
+                    }
+                    let mut scored: Vec<(u32, bool, usize)> = Vec::with_capacity(touched.len());
+                    for &j in touched.iter() {
+                        if !out.contains(&j) {
+                            scored.push((counts[j], category_of[j] == category_of[i], j));
+                        }
+                        counts[j] = 0;
+                    }
+                    touched.clear();
+                    // Entries are sorted by slug, so the index breaks ties in slug order. Only
+                    // the best few are wanted: select them, then sort just those.
+                    let order = |a: &(u32, bool, usize), b: &(u32, bool, usize)| {
+                        b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
+                    };
+                    let wanted = MAX_RELATED - out.len();
+                    if scored.len() > wanted {
+                        scored.select_nth_unstable_by(wanted, order);
+                        scored.truncate(wanted);
+                    }
+                    scored.sort_unstable_by(order);
+                    out.extend(
+                        scored
+                            .into_iter()
+                            .take(MAX_RELATED - out.len())
+                            .map(|(_, _, j)| j),
+                    );
+                }
+                if out.len() < MAX_RELATED {
+                    if let Some(&c) = category_index.get(entry.category.as_str()) {
+                        for &j in &categories[c].entries {
+                            if out.len() >= MAX_RELATED {
+                                break;
+                            }
+                            if j != i && !out.contains(&j) {
+                                out.push(j);
+                            }
+                        }
+                    }
+                }
+                out
+            },
+        )
         .collect()
 }
