@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{sort_problems, Level, Problem, Sources};
 use crate::link::{self, Site};
-use crate::load::{self, LoadError, LoadOptions};
-use crate::render::{self, Output, RenderError};
+use crate::load::{self, LoadCache, LoadError, LoadOptions};
+use crate::render::{self, Output, RenderError, Selection};
 use crate::write::{self, WriteError, WriteReport};
 
 #[derive(Debug, Clone)]
@@ -68,15 +68,28 @@ pub struct CheckOptions {
 
 /// Loads, links and adds the warnings; fails with every problem if any is an error.
 pub fn check_with(root: &Path, options: &CheckOptions) -> Result<Checked, PipelineError> {
+    check_cached(root, options, &mut LoadCache::default())
+}
+
+/// [`check_with`], reusing the files of `cache` that have not changed.
+fn check_cached(
+    root: &Path,
+    options: &CheckOptions,
+    cache: &mut LoadCache,
+) -> Result<Checked, PipelineError> {
     let (drafts, base_url) = (options.drafts, options.base_url.as_deref());
-    let loaded = load::load_site(root, LoadOptions { drafts })?;
+    let mut timings = Timings::from_env();
+    let loaded = load::load_site_cached(root, LoadOptions { drafts }, cache)?;
+    timings.lap("  load");
     let mut problems = loaded.problems;
     let mut config = loaded.config;
     if let Some(url) = base_url {
         config.base_url = url.to_owned();
     }
     let site = link::link(config, loaded.entries, &loaded.failed_slugs, &mut problems);
+    timings.lap("  link");
     problems.extend(link::warnings(&site, chrono::Local::now().date_naive()));
+    timings.lap("  warnings");
     if options.strict {
         for p in &mut problems {
             p.level = Level::Error;
@@ -168,4 +181,107 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
         warnings: checked.warnings,
         sources: checked.sources,
     })
+}
+
+/// Rebuilds in memory after edits, rendering only what an edit can have changed (for
+/// `errata serve`). Unchanged files are not parsed again; when every URL and every tag stays
+/// as it was, only the edited entries' pages, the pages that show them (related cards, their
+/// tag and category pages) and the site-wide lists, feeds and search bundle are rendered.
+/// Anything else (an entry added, removed or moved, a tag added or dropped, the theme or the
+/// config edited) renders everything.
+pub struct Incremental {
+    root: PathBuf,
+    options: CheckOptions,
+    cache: LoadCache,
+    last: Option<(Checked, tera::Tera)>,
+}
+
+/// What one rebuild produced.
+pub struct Rebuilt {
+    /// The new files; with `complete`, the whole site, else only the files that changed.
+    pub outputs: Vec<Output>,
+    pub complete: bool,
+    /// Entry pages rendered.
+    pub entry_pages: usize,
+}
+
+impl Incremental {
+    pub fn new(root: &Path, options: CheckOptions) -> Incremental {
+        Incremental {
+            root: root.to_owned(),
+            options,
+            cache: LoadCache::default(),
+            last: None,
+        }
+    }
+
+    /// Rebuilds. `everything` forces a complete render (after a theme or config change).
+    /// On failure the state of the last good build is kept.
+    pub fn rebuild(&mut self, everything: bool) -> Result<Rebuilt, PipelineError> {
+        let checked = check_cached(&self.root, &self.options, &mut self.cache)?;
+        let previous = self.last.take();
+        let (selection, tera) = match previous {
+            Some((old, tera)) if !everything => (plan(&old, &checked), tera),
+            _ => (Selection::All, render::compile_templates(&checked.theme)?),
+        };
+        let rendered =
+            render::render_selected(&checked.site, &checked.theme, &tera, &selection, &|| {});
+        let mut outputs = match rendered {
+            Ok(outputs) => outputs,
+            Err(e) => return Err(e.into()),
+        };
+        let entry_pages = match &selection {
+            Selection::All => checked.site.entries.len(),
+            Selection::Only { entries, .. } => entries.len(),
+        };
+        let complete = selection == Selection::All;
+        if !complete {
+            outputs.push(render::search_bundle(&checked.site)?);
+        }
+        self.last = Some((checked, tera));
+        Ok(Rebuilt {
+            outputs,
+            complete,
+            entry_pages,
+        })
+    }
+}
+
+/// What must be rendered again when `new` follows `old`.
+fn plan(old: &Checked, new: &Checked) -> Selection {
+    let (a, b) = (&old.site, &new.site);
+    let same_urls = a.entries.len() == b.entries.len()
+        && a.entries
+            .iter()
+            .zip(&b.entries)
+            .all(|(x, y)| x.slug == y.slug && x.category == y.category);
+    if !same_urls || !a.tags.keys().eq(b.tags.keys()) {
+        return Selection::All;
+    }
+    let changed: std::collections::BTreeSet<usize> = (0..b.entries.len())
+        .filter(|&i| {
+            let file = &b.entries[i].file;
+            a.entries[i].file != *file || old.sources.get(file) != new.sources.get(file)
+        })
+        .collect();
+    let mut entries = changed.clone();
+    let mut tags = std::collections::BTreeSet::new();
+    let mut categories = std::collections::BTreeSet::new();
+    for &i in &changed {
+        for e in [&a.entries[i], &b.entries[i]] {
+            tags.extend(e.tags.iter().cloned());
+            categories.insert(e.category.clone());
+        }
+    }
+    // Pages whose related cards show a changed entry, or whose related list moved.
+    for i in 0..b.entries.len() {
+        if a.related[i] != b.related[i] || b.related[i].iter().any(|j| changed.contains(j)) {
+            entries.insert(i);
+        }
+    }
+    Selection::Only {
+        entries,
+        tags,
+        categories,
+    }
 }

@@ -78,14 +78,14 @@ struct App {
     events: broadcast::Sender<String>,
 }
 
-/// Builds the site in memory for the served address.
-fn build_in_memory(
-    options: &ServeOptions,
-    base_url: &str,
-) -> Result<BTreeMap<String, Vec<u8>>, PipelineError> {
-    let checked = pipeline::check(&options.root, options.drafts, Some(base_url))?;
-    let outputs = pipeline::render(&checked, false)?;
-    Ok(outputs.into_iter().map(|o| (o.path, o.bytes)).collect())
+/// Applies a rebuild to the served files; returns how many files it replaced.
+fn apply(files: &mut BTreeMap<String, Vec<u8>>, rebuilt: pipeline::Rebuilt) -> usize {
+    let count = rebuilt.outputs.len();
+    if rebuilt.complete {
+        files.clear();
+    }
+    files.extend(rebuilt.outputs.into_iter().map(|o| (o.path, o.bytes)));
+    count
 }
 
 fn overlay_problems(error: &PipelineError) -> Vec<OverlayProblem> {
@@ -140,9 +140,20 @@ async fn run(options: ServeOptions) -> Result<(), ServeError> {
     let base_url = format!("http://{host}:{}/", addr.port());
 
     let started = Instant::now();
-    let first = build_in_memory(&options, &base_url);
-    let (files, problems) = match first {
-        Ok(files) => (files, None),
+    let mut builder = pipeline::Incremental::new(
+        &options.root,
+        pipeline::CheckOptions {
+            drafts: options.drafts,
+            base_url: Some(base_url.clone()),
+            strict: false,
+        },
+    );
+    let (files, problems) = match builder.rebuild(true) {
+        Ok(rebuilt) => {
+            let mut files = BTreeMap::new();
+            apply(&mut files, rebuilt);
+            (files, None)
+        }
         Err(e) => {
             report(&e);
             (BTreeMap::new(), Some(overlay_problems(&e)))
@@ -159,7 +170,7 @@ async fn run(options: ServeOptions) -> Result<(), ServeError> {
         events,
     };
 
-    let watcher = watch(&options, app.clone(), base_url.clone())?;
+    let watcher = watch(&options, app.clone(), builder)?;
     if options.open {
         let _ = open::that(&base_url);
     }
@@ -193,7 +204,7 @@ fn report(error: &PipelineError) {
 fn watch(
     options: &ServeOptions,
     app: App,
-    base_url: String,
+    mut builder: pipeline::Incremental,
 ) -> Result<notify::RecommendedWatcher, ServeError> {
     use notify::{RecursiveMode, Watcher};
     let (tx, rx) = std::sync::mpsc::channel::<notify::Result<notify::Event>>();
@@ -214,7 +225,7 @@ fn watch(
                 .map_err(|e| watch_error(&full, e))?;
         }
     }
-    let options = options.clone();
+    let content = options.root.join("content");
     std::thread::spawn(move || {
         while let Ok(first) = rx.recv() {
             // Reading files (our own rebuild among them) is an event too: only changes count.
@@ -222,16 +233,31 @@ fn watch(
                 continue;
             }
             // Debounce: editors save in several writes; take everything that follows closely.
+            let mut changed: Vec<PathBuf> = changed_paths(&first);
             let deadline = Instant::now() + Duration::from_secs(1);
-            while Instant::now() < deadline && rx.recv_timeout(DEBOUNCE).is_ok() {}
+            while Instant::now() < deadline {
+                match rx.recv_timeout(DEBOUNCE) {
+                    Ok(event) => changed.extend(changed_paths(&event)),
+                    Err(_) => break,
+                }
+            }
+            // Content edits render what they touch; the theme or config renders everything.
+            let everything = changed.iter().any(|p| !p.starts_with(&content));
             let started = Instant::now();
-            match build_in_memory(&options, &base_url) {
-                Ok(files) => {
-                    if let Ok(mut state) = app.state.write() {
-                        state.files = files;
-                        state.problems = None;
-                    }
-                    eprintln!("rebuilt in {} ms", started.elapsed().as_millis());
+            match builder.rebuild(everything) {
+                Ok(rebuilt) => {
+                    let entry_pages = rebuilt.entry_pages;
+                    let files = match app.state.write() {
+                        Ok(mut state) => {
+                            state.problems = None;
+                            apply(&mut state.files, rebuilt)
+                        }
+                        Err(_) => 0,
+                    };
+                    eprintln!(
+                        "rebuilt in {} ms ({files} files, {entry_pages} entry pages)",
+                        started.elapsed().as_millis()
+                    );
                     let _ = app.events.send("reload".into());
                 }
                 Err(e) => {
@@ -247,6 +273,14 @@ fn watch(
         }
     });
     Ok(watcher)
+}
+
+/// The paths of a change event, without editors' swap files.
+fn changed_paths(event: &notify::Result<notify::Event>) -> Vec<PathBuf> {
+    match event {
+        Ok(e) if is_change(event) => e.paths.iter().filter(|p| !is_noise(p)).cloned().collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// A change to a file we build from, not an access and not an editor's swap file.

@@ -12,6 +12,7 @@ pub mod front_matter;
 pub mod theme;
 pub mod types;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -108,8 +109,40 @@ pub struct LoadOptions {
     pub drafts: bool,
 }
 
+/// Files loaded before, kept by `errata serve` between rebuilds: a file whose size and
+/// modification time are unchanged is not read or parsed again.
+#[derive(Debug, Default)]
+pub struct LoadCache {
+    files: HashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        Some(FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+}
+
 /// Loads a whole site.
 pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError> {
+    load_site_cached(root, options, &mut LoadCache::default())
+}
+
+/// Loads a whole site, reusing the files of `cache` that have not changed and updating it.
+pub fn load_site_cached(
+    root: &Path,
+    options: LoadOptions,
+    cache: &mut LoadCache,
+) -> Result<Loaded, LoadError> {
     let config_path = root.join("errata.yaml");
     let config_text = match std::fs::read_to_string(&config_path) {
         Ok(text) => text,
@@ -137,13 +170,33 @@ pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError>
         return Err(LoadError::NoContent { path: content });
     }
     let (files, mut problems) = walk_content(root, &content);
+    let old = std::mem::take(&mut cache.files);
     let outcomes: Vec<(PathBuf, FileOutcome)> = files
         .par_iter()
         .map(|(display, path)| {
-            let rel = path.strip_prefix(&content).unwrap_or(path);
-            (display.clone(), load_file(display, rel, path))
+            // Stamped before reading: a change made while reading is seen next time.
+            let stamp = FileStamp::of(path);
+            let outcome = match (stamp, old.get(path)) {
+                (Some(now), Some((then, outcome))) if now == *then => outcome.clone(),
+                _ => {
+                    let rel = path.strip_prefix(&content).unwrap_or(path);
+                    std::sync::Arc::new(load_file(display, rel, path))
+                }
+            };
+            (path, stamp, outcome)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .zip(&files)
+        .map(|((path, stamp, outcome), (display, _))| {
+            if let Some(stamp) = stamp {
+                cache.files.insert(path.clone(), (stamp, outcome.clone()));
+            }
+            let outcome = std::sync::Arc::try_unwrap(outcome).unwrap_or_else(|a| (*a).clone());
+            (display.clone(), outcome)
         })
         .collect();
+    drop(old);
     let mut sources = Sources::default();
     let mut checked = Vec::with_capacity(outcomes.len());
     let mut failed_slugs = Vec::new();
@@ -263,6 +316,7 @@ fn io_reason(error: &std::io::Error) -> String {
 
 /// One file's outcome: its normalised text when it decoded (for snippets), the entry when it
 /// checked, and every problem found in it.
+#[derive(Debug, Clone)]
 struct FileOutcome {
     text: Option<String>,
     entry: Option<Entry>,

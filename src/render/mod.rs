@@ -10,12 +10,15 @@ pub mod highlight;
 pub mod markdown;
 pub mod views;
 
+use std::collections::BTreeSet;
+
 use rayon::prelude::*;
 use serde::Serialize;
 use tera::{Context, Tera};
 
 use crate::link::Site;
 use crate::load::theme::ThemeFiles;
+use crate::load::Tag;
 use views::{card, entry_view, site_view, Crumb};
 
 /// One file of the built site: a relative path with `/` separators, and its bytes.
@@ -108,11 +111,62 @@ fn value<T: Serialize>(v: &T) -> tera::Value {
     serde_json::to_value(v).unwrap_or(tera::Value::Null)
 }
 
+/// Which files a render produces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// Every file of the site: what `errata build` writes.
+    #[default]
+    All,
+    /// After an edit that kept every URL: the entry pages and the tag and category pages
+    /// named, and every file that lists all entries (home, all failures, the tags index,
+    /// feeds, sitemap, entries.json). Not the search bundle, the theme's static files or the
+    /// other pages, which the caller keeps from the last render.
+    Only {
+        entries: BTreeSet<usize>,
+        tags: BTreeSet<Tag>,
+        categories: BTreeSet<String>,
+    },
+}
+
+impl Selection {
+    fn entry(&self, index: usize) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Only { entries, .. } => entries.contains(&index),
+        }
+    }
+
+    fn tag(&self, tag: &Tag) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Only { tags, .. } => tags.contains(tag),
+        }
+    }
+
+    fn category(&self, key: &str) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Only { categories, .. } => categories.contains(key),
+        }
+    }
+}
+
 /// Renders the whole site. `tick` is called once per page rendered, for a progress bar.
 pub fn render_site(
     site: &Site,
     theme: &ThemeFiles,
     tera: &Tera,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Output>, RenderError> {
+    render_selected(site, theme, tera, &Selection::All, tick)
+}
+
+/// Renders the files `selection` names, sorted by path.
+pub fn render_selected(
+    site: &Site,
+    theme: &ThemeFiles,
+    tera: &Tera,
+    selection: &Selection,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Output>, RenderError> {
     let site_value = value(&site_view(site));
@@ -163,6 +217,7 @@ pub fn render_site(
     // Entry pages, in parallel.
     let mut outputs: Vec<Output> = (0..site.entries.len())
         .into_par_iter()
+        .filter(|&i| selection.entry(i))
         .map(|i| {
             let url = site.entry_url(i);
             let root = depth_root(&url);
@@ -226,7 +281,12 @@ pub fn render_site(
         ],
         extra: list("All failures".into(), String::new(), "all", cards(&all)),
     });
+    let mut sitemap_pages: Vec<(String, Option<String>)> = Vec::new();
     for c in &site.categories {
+        if !selection.category(&c.key) {
+            sitemap_pages.push((crate::link::Site::category_url(&c.key), None));
+            continue;
+        }
         let description = markdown::render_inline(&c.description, &NoLinks);
         pages.push(Page {
             template: "list.html",
@@ -274,6 +334,10 @@ pub fn render_site(
     });
     for (tag, list_of) in &site.tags {
         let url = crate::link::Site::tag_url(tag);
+        if !selection.tag(tag) {
+            sitemap_pages.push((url, None));
+            continue;
+        }
         pages.push(Page {
             template: "list.html",
             path: format!("{url}index.html"),
@@ -315,17 +379,19 @@ pub fn render_site(
         crumbs: Vec::new(),
         extra: Vec::new(),
     });
-    let sitemap_pages: Vec<(String, Option<String>)> = pages
-        .iter()
-        .filter(|p| p.template != "404.html")
-        .map(|p| (p.url.clone(), None))
-        .chain((0..site.entries.len()).map(|i| {
-            (
-                site.entry_url(i),
-                site.entries[i].updated.map(|d| d.to_string()),
-            )
-        }))
-        .collect();
+    sitemap_pages.extend(
+        pages
+            .iter()
+            .filter(|p| p.template != "404.html")
+            .map(|p| (p.url.clone(), None)),
+    );
+    sitemap_pages.sort();
+    sitemap_pages.extend((0..site.entries.len()).map(|i| {
+        (
+            site.entry_url(i),
+            site.entries[i].updated.map(|d| d.to_string()),
+        )
+    }));
     let rendered: Vec<Output> = pages
         .into_par_iter()
         .map(render)
@@ -341,19 +407,12 @@ pub fn render_site(
     outputs.push(text("robots.txt", feeds::robots(site)));
     outputs.push(text("opensearch.xml", feeds::opensearch(site)));
     outputs.push(text("entries.json", feeds::entries_json(site)));
-    outputs.push(text("static/highlight.css", highlight::stylesheet()));
-    let started = std::time::Instant::now();
-    let bundle = errata_search::build_bundle(&crate::search::documents(site))?;
-    if std::env::var_os("ERRATA_TIMINGS").is_some() {
-        eprintln!(
-            "timing:   of which the search bundle: {} ms",
-            started.elapsed().as_millis()
-        );
+    if *selection != Selection::All {
+        outputs.sort_by(|a, b| a.path.cmp(&b.path));
+        return Ok(outputs);
     }
-    outputs.push(Output {
-        path: crate::search::BUNDLE_PATH.into(),
-        bytes: bundle,
-    });
+    outputs.push(text("static/highlight.css", highlight::stylesheet()));
+    outputs.push(search_bundle(site)?);
     for (name, bytes) in &theme.statics {
         outputs.push(Output {
             path: format!("static/{name}"),
@@ -363,6 +422,22 @@ pub fn render_site(
     outputs.sort_by(|a, b| a.path.cmp(&b.path));
     outputs.dedup_by(|a, b| a.path == b.path);
     Ok(outputs)
+}
+
+/// The search bundle of the site.
+pub fn search_bundle(site: &Site) -> Result<Output, RenderError> {
+    let started = std::time::Instant::now();
+    let bundle = errata_search::build_bundle(&crate::search::documents(site))?;
+    if std::env::var_os("ERRATA_TIMINGS").is_some() {
+        eprintln!(
+            "timing:   of which the search bundle: {} ms",
+            started.elapsed().as_millis()
+        );
+    }
+    Ok(Output {
+        path: crate::search::BUNDLE_PATH.into(),
+        bytes: bundle,
+    })
 }
 
 /// The path part of the base URL (`/` or `/errata/`), for pages served at any depth (404).

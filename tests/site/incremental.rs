@@ -1,0 +1,195 @@
+//! The rebuild `errata serve` runs after an edit: it renders only what the edit can have
+//! changed, and the site it serves is then byte for byte the site a full build gives.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use errata::pipeline::{self, CheckOptions, Incremental, Rebuilt};
+
+const ENTRIES: usize = 40;
+const TAGS: [&str; 12] = [
+    "oom",
+    "nccl",
+    "timeout",
+    "nan",
+    "fp16",
+    "dataloader",
+    "cudnn",
+    "checkpoint",
+    "compile",
+    "shape",
+    "allocator",
+    "ranks",
+];
+
+/// A site of 40 entries in two categories, each with two tags of twelve.
+fn write_site(root: &Path) {
+    fs::create_dir_all(root.join("content/memory")).unwrap();
+    fs::create_dir_all(root.join("content/distributed")).unwrap();
+    fs::write(
+        root.join("errata.yaml"),
+        "title: Incremental\nbase_url: https://errata.example/\ncategories:\n  memory:\n    title: Memory\n    description: Memory.\n  distributed:\n    title: Distributed\n    description: Ranks.\n",
+    )
+    .unwrap();
+    for i in 0..ENTRIES {
+        write_entry(
+            root,
+            i,
+            &format!("Failure number {i}"),
+            i % 12,
+            (i * 5 + 3) % 12,
+        );
+    }
+}
+
+fn write_entry(root: &Path, i: usize, title: &str, tag_a: usize, tag_b: usize) {
+    let category = if i % 2 == 0 { "memory" } else { "distributed" };
+    let text = format!(
+        "---\ntitle: {title}\ncategory: {category}\nseverity: high\ntags: [{}, {}]\nsummary: Entry {i} fails.\nsignatures:\n  - \"RuntimeError: failure code {i} reached\"\nupdated: 2026-0{}-1{}\n---\n## Why\n\nBecause of step {i}. See #{}.\n\n```python\nx = {i}\n```\n",
+        TAGS[tag_a],
+        TAGS[tag_b],
+        1 + i % 9,
+        i % 10,
+        TAGS[tag_a],
+    );
+    fs::write(
+        root.join(format!("content/{category}/entry-{i:02}.md")),
+        text,
+    )
+    .unwrap();
+}
+
+fn options() -> CheckOptions {
+    CheckOptions {
+        drafts: false,
+        base_url: None,
+        strict: false,
+    }
+}
+
+fn apply(files: &mut BTreeMap<String, Vec<u8>>, rebuilt: Rebuilt) {
+    if rebuilt.complete {
+        files.clear();
+    }
+    files.extend(rebuilt.outputs.into_iter().map(|o| (o.path, o.bytes)));
+}
+
+/// What a fresh, complete build of the site gives.
+fn full(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let checked = pipeline::check_with(root, &options()).expect("the site checks");
+    pipeline::render(&checked, false)
+        .expect("the site renders")
+        .into_iter()
+        .map(|o| (o.path, o.bytes))
+        .collect()
+}
+
+fn assert_same(served: &BTreeMap<String, Vec<u8>>, fresh: &BTreeMap<String, Vec<u8>>) {
+    let a: Vec<&String> = served.keys().collect();
+    let b: Vec<&String> = fresh.keys().collect();
+    assert_eq!(a, b, "the served site has other files than a full build");
+    for (path, bytes) in fresh {
+        assert!(
+            served[path] == *bytes,
+            "{path} differs from a full build after the incremental rebuild"
+        );
+    }
+}
+
+#[test]
+fn an_edit_renders_only_what_it_touches_and_equals_a_full_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_site(root);
+    let mut builder = Incremental::new(root, options());
+    let mut served = BTreeMap::new();
+    let first = builder.rebuild(true).unwrap();
+    assert!(first.complete);
+    assert_eq!(first.entry_pages, ENTRIES);
+    apply(&mut served, first);
+    assert_same(&served, &full(root));
+
+    // A new title (and so a new sort order in the lists), same tags.
+    write_entry(
+        root,
+        7,
+        "A much longer title for failure seven",
+        7,
+        (7 * 5 + 3) % 12,
+    );
+    let edit = builder.rebuild(false).unwrap();
+    assert!(!edit.complete, "a title edit re-rendered everything");
+    assert!(
+        edit.entry_pages < ENTRIES / 2,
+        "a title edit re-rendered {} of {ENTRIES} entry pages",
+        edit.entry_pages
+    );
+    let paths: Vec<&str> = edit.outputs.iter().map(|o| o.path.as_str()).collect();
+    for must in [
+        "distributed/entry-07/index.html",
+        "distributed/index.html",
+        "index.html",
+        "failures/index.html",
+        "tags/checkpoint/index.html",
+        "atom.xml",
+        "search/errata.bundle",
+    ] {
+        assert!(
+            paths.contains(&must),
+            "the rebuild skipped {must}: {paths:?}"
+        );
+    }
+    assert!(
+        !paths.contains(&"memory/index.html"),
+        "an untouched category page was rendered again"
+    );
+    apply(&mut served, edit);
+    assert_same(&served, &full(root));
+    assert!(
+        String::from_utf8_lossy(&served["distributed/entry-07/index.html"])
+            .contains("A much longer title for failure seven")
+    );
+
+    // Nothing changed: still a correct site.
+    let again = builder.rebuild(false).unwrap();
+    apply(&mut served, again);
+    assert_same(&served, &full(root));
+
+    // A tag no entry had before changes every page that could link `#tag`: everything.
+    let text = fs::read_to_string(root.join("content/distributed/entry-07.md")).unwrap();
+    fs::write(
+        root.join("content/distributed/entry-07.md"),
+        text.replace("tags: [checkpoint,", "tags: [brand-new-tag, checkpoint,"),
+    )
+    .unwrap();
+    let tagged = builder.rebuild(false).unwrap();
+    assert!(tagged.complete);
+    apply(&mut served, tagged);
+    assert_same(&served, &full(root));
+
+    // A broken file fails the rebuild; fixing it gives the right site again.
+    let good = fs::read_to_string(root.join("content/memory/entry-10.md")).unwrap();
+    fs::write(
+        root.join("content/memory/entry-10.md"),
+        good.replace("severity: high", "severity: hgh"),
+    )
+    .unwrap();
+    assert!(builder.rebuild(false).is_err());
+    fs::write(
+        root.join("content/memory/entry-10.md"),
+        good.replace("Because of step 10.", "Because of step ten, now."),
+    )
+    .unwrap();
+    let fixed = builder.rebuild(false).unwrap();
+    assert!(!fixed.complete);
+    apply(&mut served, fixed);
+    assert_same(&served, &full(root));
+
+    // An entry removed moves URLs: everything.
+    fs::remove_file(root.join("content/memory/entry-12.md")).unwrap();
+    let removed = builder.rebuild(false).unwrap();
+    assert!(removed.complete);
+    apply(&mut served, removed);
+    assert_same(&served, &full(root));
+}
