@@ -466,7 +466,11 @@ const LIVE_JS: &str = r#"(function () {
       var pre = document.createElement('pre');
       pre.className = 'errata-problem';
       pre.dataset.file = p.file; pre.dataset.line = String(p.line);
-      pre.style.whiteSpace = 'pre-wrap'; pre.style.borderTop = '1px solid #555'; pre.style.paddingTop = '1rem';
+      // Set every colour: the theme's own `pre` style must not make the text unreadable.
+      var ps = pre.style;
+      ps.whiteSpace = 'pre-wrap'; ps.background = '#101014'; ps.color = '#f5f5f5';
+      ps.border = '1px solid #555'; ps.borderRadius = '6px'; ps.padding = '1rem'; ps.margin = '1rem 0';
+      ps.font = 'inherit'; ps.boxShadow = 'none';
       pre.textContent = p.text;
       overlay.appendChild(pre);
     });
@@ -474,6 +478,8 @@ const LIVE_JS: &str = r#"(function () {
   }
   var wasBroken = false;
   var es = new EventSource('/__errata/events');
+  // Lets tests (and curious authors) see that the page is listening.
+  es.addEventListener('open', function () { document.documentElement.setAttribute('data-errata-live', 'open'); });
   es.addEventListener('reload', function () { location.reload(); });
   es.addEventListener('ok', function () { if (wasBroken) { location.reload(); } hide(); });
   es.addEventListener('problems', function (ev) {
