@@ -30,6 +30,14 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
             base_url,
         } => {
             let started = std::time::Instant::now();
+            // Ctrl-C: a write under way stops at the next file and removes its temporary
+            // folder; before the write, nothing is on disk yet and the build just ends.
+            let _ = ctrlc::set_handler(|| {
+                if !errata::write::interrupt() {
+                    eprintln!("interrupted; nothing was written");
+                    std::process::exit(130);
+                }
+            });
             let options = BuildOptions {
                 root,
                 output,
@@ -188,6 +196,10 @@ fn failed(error: PipelineError) -> anyhow::Result<ExitCode> {
         PipelineError::Load(LoadError::BadConfig { problem, sources }) => {
             report(&[problem], &sources);
             Ok(ExitCode::from(1))
+        }
+        PipelineError::Write(errata::write::WriteError::Interrupted) => {
+            eprintln!("error: {}", errata::write::WriteError::Interrupted);
+            Ok(ExitCode::from(130))
         }
         PipelineError::Render(e) => {
             eprintln!("error: {e}");

@@ -164,15 +164,16 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
         strict: options.strict,
     };
     let mut timings = Timings::from_env();
-    let checked = check_with(&options.root, &check_options)?;
-    timings.lap("load + link");
-    let outputs = render(&checked, options.progress)?;
-    timings.lap("render (pages, feeds, search bundle)");
     let output = options
         .output
         .clone()
         .unwrap_or_else(|| options.root.join("public"));
-    let report = write::write_site(&output, &options.root, &outputs)?;
+    let lock = write::OutputLock::acquire(&output)?;
+    let checked = check_with(&options.root, &check_options)?;
+    timings.lap("load + link");
+    let outputs = render(&checked, options.progress)?;
+    timings.lap("render (pages, feeds, search bundle)");
+    let report = write::write_site(&lock, &options.root, &outputs)?;
     timings.lap("write");
     Ok(Built {
         report,
@@ -224,12 +225,8 @@ impl Incremental {
             Some((old, tera)) if !everything => (plan(&old, &checked), tera),
             _ => (Selection::All, render::compile_templates(&checked.theme)?),
         };
-        let rendered =
-            render::render_selected(&checked.site, &checked.theme, &tera, &selection, &|| {});
-        let mut outputs = match rendered {
-            Ok(outputs) => outputs,
-            Err(e) => return Err(e.into()),
-        };
+        let mut outputs =
+            render::render_selected(&checked.site, &checked.theme, &tera, &selection, &|| {})?;
         let entry_pages = match &selection {
             Selection::All => checked.site.entries.len(),
             Selection::Only { entries, .. } => entries.len(),

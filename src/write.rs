@@ -4,11 +4,14 @@
 //! beside the output, then swaps it in with renames, so readers and a failed build never see a
 //! half-written site. Refuses paths that would leave the output folder, a second build writing
 //! the same output at the same time (a lock file beside it), and replacing a folder that errata
-//! did not write (a marker file tells).
+//! did not write (a marker file tells). Ctrl-C while writing stops at the next file and removes
+//! the temporary folder; a build killed outright leaves it, and the next build removes it (and
+//! puts the old output back if the kill fell between the two renames of the swap).
 
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::render::Output;
 
@@ -27,6 +30,8 @@ pub enum WriteError {
     ContainsSite { output: PathBuf },
     #[error("another errata build is writing {output} (lock {lock} is held)")]
     Locked { output: PathBuf, lock: PathBuf },
+    #[error("interrupted; the previous output is unchanged")]
+    Interrupted,
     #[error("cannot write {path}")]
     Io {
         path: PathBuf,
@@ -39,6 +44,36 @@ fn io_at(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
     move |source| WriteError::Io {
         path: path.to_owned(),
         source,
+    }
+}
+
+static WRITING: AtomicBool = AtomicBool::new(false);
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// For a Ctrl-C handler: asks a write under way to stop. Returns false when no write is under
+/// way, so the caller may simply exit (nothing is half-written).
+pub fn interrupt() -> bool {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    WRITING.load(Ordering::SeqCst)
+}
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Marks a write under way for as long as it lives.
+struct Writing;
+
+impl Writing {
+    fn start() -> Writing {
+        WRITING.store(true, Ordering::SeqCst);
+        Writing
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        WRITING.store(false, Ordering::SeqCst);
     }
 }
 
@@ -59,9 +94,58 @@ pub struct WriteReport {
     pub bytes: u64,
 }
 
-/// Writes the site atomically into `output`. `site_root` is never replaced or entered.
+/// The lock on an output folder, held from the start of a build to its end, so a second
+/// build of the same output is refused at once instead of racing the first.
+#[derive(Debug)]
+pub struct OutputLock {
+    _file: File,
+    output: PathBuf,
+    parent: PathBuf,
+    name: String,
+}
+
+impl OutputLock {
+    /// Takes the lock file beside `output` (creating the parent folder if needed).
+    pub fn acquire(output: &Path) -> Result<OutputLock, WriteError> {
+        let output = absolute(output);
+        let name = output
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "public".into());
+        let parent = output
+            .parent()
+            .map(Path::to_owned)
+            .unwrap_or_else(|| PathBuf::from("."));
+        fs::create_dir_all(&parent).map_err(io_at(&parent))?;
+        let lock_path = parent.join(format!(".{name}.lock"));
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_at(&lock_path))?;
+        match file.try_lock() {
+            Ok(()) => Ok(OutputLock {
+                _file: file,
+                output,
+                parent,
+                name,
+            }),
+            Err(fs::TryLockError::WouldBlock) => Err(WriteError::Locked {
+                output,
+                lock: lock_path,
+            }),
+            Err(fs::TryLockError::Error(source)) => Err(WriteError::Io {
+                path: lock_path,
+                source,
+            }),
+        }
+    }
+}
+
+/// Writes the site atomically into the locked output. `site_root` is never replaced or entered.
 pub fn write_site(
-    output: &Path,
+    lock: &OutputLock,
     site_root: &Path,
     files: &[Output],
 ) -> Result<WriteReport, WriteError> {
@@ -73,42 +157,10 @@ pub fn write_site(
             path: bad.path.clone(),
         });
     }
-    let output = absolute(output);
+    let (output, parent, name) = (lock.output.clone(), &lock.parent, lock.name.as_str());
     let site_root = absolute(site_root);
     if site_root.starts_with(&output) {
         return Err(WriteError::ContainsSite { output });
-    }
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "public".into());
-    let parent = output
-        .parent()
-        .map(Path::to_owned)
-        .unwrap_or_else(|| PathBuf::from("."));
-    fs::create_dir_all(&parent).map_err(io_at(&parent))?;
-
-    let lock_path = parent.join(format!(".{name}.lock"));
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io_at(&lock_path))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => {
-            return Err(WriteError::Locked {
-                output,
-                lock: lock_path,
-            })
-        }
-        Err(fs::TryLockError::Error(source)) => {
-            return Err(WriteError::Io {
-                path: lock_path,
-                source,
-            })
-        }
     }
 
     match fs::symlink_metadata(&output) {
@@ -124,16 +176,21 @@ pub fn write_site(
         }
         Err(_) => {}
     }
-    remove_leftovers(&parent, &name);
+    remove_leftovers(parent, name, &output);
 
     let pid = std::process::id();
     let temp = parent.join(format!(".{name}.tmp-{pid}"));
-    let result = write_all(&temp, files)
-        .and_then(|report| swap_in(&temp, &output, &parent, &name, pid).map(|()| report));
+    let writing = Writing::start();
+    let result = write_all(&temp, files).and_then(|report| {
+        if interrupted() {
+            return Err(WriteError::Interrupted);
+        }
+        swap_in(&temp, &output, parent, name, pid).map(|()| report)
+    });
     if result.is_err() {
         let _ = fs::remove_dir_all(&temp);
     }
-    drop(lock);
+    drop(writing);
     result
 }
 
@@ -157,17 +214,26 @@ fn absolute(path: &Path) -> PathBuf {
     clean.canonicalize().unwrap_or(clean)
 }
 
-/// Temporary and old folders of builds that were killed.
-fn remove_leftovers(parent: &Path, name: &str) {
+/// Temporary and old folders of builds that were killed. A build killed between moving the
+/// old output aside and moving the new one in left no output: the old one is put back.
+fn remove_leftovers(parent: &Path, name: &str, output: &Path) {
     let Ok(items) = fs::read_dir(parent) else {
         return;
     };
-    let prefixes = [format!(".{name}.tmp-"), format!(".{name}.old-")];
-    for item in items.filter_map(Result::ok) {
-        let file_name = item.file_name().to_string_lossy().into_owned();
-        if prefixes.iter().any(|p| file_name.starts_with(p.as_str())) {
-            let _ = fs::remove_dir_all(item.path());
+    let (tmp, old) = (format!(".{name}.tmp-"), format!(".{name}.old-"));
+    let mut found: Vec<(String, PathBuf)> = items
+        .filter_map(Result::ok)
+        .map(|i| (i.file_name().to_string_lossy().into_owned(), i.path()))
+        .filter(|(n, _)| n.starts_with(&tmp) || n.starts_with(&old))
+        .collect();
+    found.sort();
+    for (file_name, path) in found {
+        let restorable = file_name.starts_with(&old) && path.join(MARKER).is_file();
+        if restorable && fs::symlink_metadata(output).is_err() && fs::rename(&path, output).is_ok()
+        {
+            continue;
         }
+        let _ = fs::remove_dir_all(path);
     }
 }
 
@@ -178,6 +244,9 @@ fn write_all(temp: &Path, files: &[Output]) -> Result<WriteReport, WriteError> {
     fs::create_dir_all(temp).map_err(io_at(temp))?;
     let mut bytes = 0u64;
     for file in files {
+        if interrupted() {
+            return Err(WriteError::Interrupted);
+        }
         let path = temp.join(&file.path);
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(io_at(dir))?;

@@ -109,6 +109,10 @@ pub struct LoadOptions {
     pub drafts: bool,
 }
 
+/// The largest Markdown file read. Real entries are tens of kilobytes; a file past this is a
+/// mistake (a pasted log, a generated dump) and is refused before it is read.
+pub const MAX_FILE_BYTES: u64 = 8_000_000;
+
 /// Files loaded before, kept by `errata serve` between rebuilds: a file whose size and
 /// modification time are unchanged is not read or parsed again.
 #[derive(Debug, Default)]
@@ -345,6 +349,22 @@ fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
         p.hint = f.hint;
         p
     };
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.len() > MAX_FILE_BYTES {
+            let problem = Problem::error(
+                display,
+                0,
+                0,
+                format!(
+                    "file is {:.1} MB; an entry may be at most {} MB",
+                    meta.len() as f64 / 1e6,
+                    MAX_FILE_BYTES / 1_000_000
+                ),
+            )
+            .with_hint("split it into several entries, or link long logs instead of pasting them");
+            return failed(problem, None);
+        }
+    }
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) => {

@@ -24,7 +24,7 @@ const TAGS: [&str; 12] = [
 ];
 
 /// A site of 40 entries in two categories, each with two tags of twelve.
-fn write_site(root: &Path) {
+pub(super) fn write_site(root: &Path) {
     fs::create_dir_all(root.join("content/memory")).unwrap();
     fs::create_dir_all(root.join("content/distributed")).unwrap();
     fs::write(
@@ -44,7 +44,7 @@ fn write_site(root: &Path) {
 }
 
 fn write_entry(root: &Path, i: usize, title: &str, tag_a: usize, tag_b: usize) {
-    let category = if i % 2 == 0 { "memory" } else { "distributed" };
+    let category = if i.is_multiple_of(2) { "memory" } else { "distributed" };
     let text = format!(
         "---\ntitle: {title}\ncategory: {category}\nseverity: high\ntags: [{}, {}]\nsummary: Entry {i} fails.\nsignatures:\n  - \"RuntimeError: failure code {i} reached\"\nupdated: 2026-0{}-1{}\n---\n## Why\n\nBecause of step {i}. See #{}.\n\n```python\nx = {i}\n```\n",
         TAGS[tag_a],
