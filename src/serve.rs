@@ -29,6 +29,10 @@ use crate::diagnostic::{self, Problem};
 use crate::pipeline::{self, PipelineError};
 
 const DEBOUNCE: Duration = Duration::from_millis(120);
+/// How long connections may take to finish after Ctrl-C.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(300);
+/// The message that ends every event stream.
+const SHUTDOWN: &str = "shutdown";
 
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
@@ -174,17 +178,29 @@ async fn run(options: ServeOptions) -> Result<(), ServeError> {
     if options.open {
         let _ = open::that(&base_url);
     }
+    let app_events = app.events.clone();
     let router = Router::new()
         .route("/__errata/live.js", get(live_js))
         .route("/__errata/events", get(events_stream))
         .fallback(get(page))
         .with_state(app);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-            eprintln!("stopping");
-        })
-        .await?;
+    // Ctrl-C: open event streams end at once; any other connection (a slow or idle client)
+    // gets at most SHUTDOWN_GRACE to finish before the server stops anyway.
+    let stopping = Arc::new(tokio::sync::Notify::new());
+    let (signal, events) = (stopping.clone(), app_events);
+    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        eprintln!("stopping");
+        let _ = events.send(SHUTDOWN.into());
+        signal.notify_one();
+    });
+    tokio::select! {
+        result = server => result?,
+        () = async {
+            stopping.notified().await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => {}
+    }
     drop(watcher);
     Ok(())
 }
@@ -328,7 +344,9 @@ async fn events_stream(State(app): State<App>) -> impl IntoResponse {
     };
     let first = tokio_stream::once(Ok::<_, std::convert::Infallible>(to_event(&initial)));
     let rest = BroadcastStream::new(app.events.subscribe())
-        .filter_map(|m| m.ok().map(|m| Ok(to_event(&m))));
+        .filter_map(Result::ok)
+        .take_while(|m| m != SHUTDOWN)
+        .map(|m| Ok(to_event(&m)));
     Sse::new(first.chain(rest)).keep_alive(KeepAlive::default())
 }
 

@@ -257,8 +257,51 @@ fn requests_cannot_leave_the_site() {
         "/errata.yaml",
         "/content/",
         "/x%00.html",
+        "//etc/passwd",
+        "/%2fetc%2fpasswd",
+        "/\\..\\errata.yaml",
+        "/%5c..%5cerrata.yaml",
+        "/C:%5cWindows",
     ] {
         let (status, _) = get(server.port, raw);
         assert!(status == 404 || status == 400, "{raw} gave {status}");
     }
+}
+
+#[test]
+fn idle_connections_do_not_block_and_ctrl_c_stops_it() {
+    let site = Site::new("valid-site");
+    let mut server = start(&site);
+    // Slow clients that send half a request and wait, and a tab listening for reloads.
+    let mut idle: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+            write!(s, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ").unwrap();
+            s
+        })
+        .collect();
+    let mut events = Events::open(server.port);
+    assert!(events.wait_for("ok", Duration::from_secs(5)).is_some());
+    // Others are still served.
+    for _ in 0..5 {
+        assert_eq!(get(server.port, "/").0, 200);
+    }
+    idle.push(TcpStream::connect(("127.0.0.1", server.port)).unwrap());
+    let status = Command::new("kill")
+        .args(["-INT", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // It stops although every one of those connections is still open (bench/serve-load
+    // times this; here it only has to stop).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            assert!(status.success(), "serve exited with {status}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "serve did not stop on Ctrl-C");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(idle);
 }
