@@ -62,7 +62,7 @@ pub enum SearchError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Bundle {
         path: PathBuf,
         #[source]

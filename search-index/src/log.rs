@@ -484,7 +484,7 @@ fn is_level(s: &str) -> bool {
             | "error"
     ) || (s.len() >= 5
         && s.starts_with(['I', 'W', 'E', 'F'])
-        && s[1..5].chars().all(|c| c.is_ascii_digit()))
+        && s.as_bytes()[1..5].iter().all(u8::is_ascii_digit))
 }
 
 fn is_host(name: &str) -> bool {
@@ -718,6 +718,17 @@ pub fn is_collateral(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// Found by the log_reader fuzz target: a glog-like level followed by a multi-byte
+    /// character sliced the string inside that character.
+    #[test]
+    fn glog_level_check_respects_char_boundaries() {
+        assert!(!is_level("I12\u{20ac}"));
+        assert!(is_level("I1201"));
+        let report = read_log("I12\u{20ac} 10:00:00 worker.py:1] RuntimeError: boom\n");
+        assert_eq!(report.lines_read, 1);
+    }
+
     use super::*;
 
     fn clean(s: &str) -> Option<(String, Option<u32>)> {

@@ -91,9 +91,35 @@ pub struct Searcher {
     signature_terms: Vec<Vec<Vec<String>>>,
 }
 
+/// Runs the opening of a bundle that passed our own checks but may still be damaged inside:
+/// a bundle with a valid checksum can be crafted, and tantivy panics on some such files (the
+/// bundle fuzz target found one in its sstable reader). Natively the panic becomes an error,
+/// without the panic message; in WebAssembly (panic = abort) it is a trap, which the worker
+/// reports as an error and recovers from by loading the engine again.
+fn guarded<T>(open: impl FnOnce() -> Result<T, BundleError>) -> Result<T, BundleError> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(open));
+    std::panic::set_hook(hook);
+    result.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown fault".into());
+        Err(BundleError::Corrupt {
+            reason: format!("its index files are damaged ({what})"),
+        })
+    })
+}
+
 impl Searcher {
     /// Opens a bundle written by [`crate::build_bundle`].
     pub fn from_bundle(bytes: &[u8]) -> Result<Searcher, BundleError> {
+        guarded(|| Searcher::open_unguarded(bytes))
+    }
+
+    fn open_unguarded(bytes: &[u8]) -> Result<Searcher, BundleError> {
         let files = bundle::unpack(bytes)?;
         let docs: Vec<DocMeta> =
             serde_json::from_slice(files.get(DOCS_FILE).ok_or(BundleError::Missing {

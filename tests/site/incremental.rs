@@ -44,7 +44,11 @@ pub(super) fn write_site(root: &Path) {
 }
 
 fn write_entry(root: &Path, i: usize, title: &str, tag_a: usize, tag_b: usize) {
-    let category = if i.is_multiple_of(2) { "memory" } else { "distributed" };
+    let category = if i.is_multiple_of(2) {
+        "memory"
+    } else {
+        "distributed"
+    };
     let text = format!(
         "---\ntitle: {title}\ncategory: {category}\nseverity: high\ntags: [{}, {}]\nsummary: Entry {i} fails.\nsignatures:\n  - \"RuntimeError: failure code {i} reached\"\nupdated: 2026-0{}-1{}\n---\n## Why\n\nBecause of step {i}. See #{}.\n\n```python\nx = {i}\n```\n",
         TAGS[tag_a],

@@ -253,6 +253,30 @@ fn a_corrupted_bundle_is_an_error() {
     let bad = tmp.path().join("bad.bundle");
     std::fs::write(&bad, b"ERRATAIX\x01\x00\x00\x00garbage").unwrap();
     let r = errata(&["search", "--bundle", bad.to_str().unwrap(), "oom"]);
-    r.assert_exit(2).stderr_has("bad.bundle");
+    r.assert_exit(2)
+        .stderr_has("bad.bundle: search bundle is truncated");
     let _ = Path::new(&bad);
+}
+
+/// Found by the bundle fuzz target: a bundle whose checksum is right but whose index files
+/// are damaged made tantivy panic while opening it. It is an error now, without a panic.
+#[test]
+fn a_bundle_damaged_inside_a_valid_checksum_is_an_error_not_a_panic() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/tantivy-panic.bundle");
+    let r = errata(&[
+        "search",
+        "--bundle",
+        fixture.to_str().unwrap(),
+        "CUDA out of memory",
+    ]);
+    r.assert_exit(2).stderr_has(
+        "tantivy-panic.bundle: search bundle is corrupted: its index files are damaged",
+    );
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    let bytes = std::fs::read(&fixture).unwrap();
+    assert!(matches!(
+        errata_search::Searcher::from_bundle(&bytes),
+        Err(errata_search::BundleError::Corrupt { .. })
+    ));
 }

@@ -137,7 +137,18 @@ function load(root) {
     engine = { exports: x, memory: x.memory };
     var bundle = new Uint8Array(both[1]);
     // errata_load parses the bundle into its own memory, so the input is freed after it.
-    var rc = withBytes(bundle, false, function (ptr, len) { return x.errata_load(ptr, len); });
+    var rc;
+    try {
+      rc = withBytes(bundle, false, function (ptr, len) { return x.errata_load(ptr, len); });
+    } catch (e) {
+      // A bundle damaged behind a valid checksum can stop the engine (a trap): an error to
+      // show, and a fresh engine next time.
+      engine = null;
+      if (e instanceof WebAssembly.RuntimeError) {
+        throw new Error('could not load the search index: it is damaged (the engine stopped: ' + errText(e) + '); rebuild the site');
+      }
+      throw e;
+    }
     if (rc !== 0) {
       var text = '';
       try { text = readResult(); } catch (e) { text = ''; }
