@@ -243,6 +243,30 @@ function dropBigLog(page, mb) {
   }, mb);
 }
 
+/* Pastes a generated log of `mb` MB into the search box, as a user's Ctrl-V would. */
+function pasteBigLog(page, mb) {
+  return page.evaluate((size) => {
+    const parts = [];
+    let n = 0;
+    let lines = 0;
+    for (let i = 0; n < size * 1024 * 1024; i++) {
+      const l = `[rank${i % 8}]:2025-12-01 10:${String((i / 60 | 0) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')} INFO step ${i} loss ${(2 + (i % 997) / 1000).toFixed(3)} lr 3.0e-04 tok/s ${80 + i % 17}.1k mem 61.${i % 10}GiB\n`;
+      parts.push(l);
+      n += l.length;
+      lines++;
+    }
+    const errLine = Math.floor(lines * 0.7);
+    parts.splice(errLine - 1, 0, '[rank3]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB of which 1.10 GiB is free.\n');
+    const text = parts.join('');
+    const input = document.getElementById('search-input');
+    input.focus();
+    const dt = new DataTransfer();
+    dt.setData('text/plain', text);
+    const landed = input.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    return { errLine, chars: text.length, landedInBox: landed };
+  }, mb);
+}
+
 /* Records, in the page, every text the progress box shows and the frames drawn. */
 function watchProgress(page) {
   return page.evaluate(() => {
@@ -301,6 +325,52 @@ test('a 20 MB log is diagnosed off the main thread, with progress', { timeout: 1
   assert.match(d.cause, new RegExp(`line ${errLine}\\b`));
   assert.match(d.causeText, /^torch\.OutOfMemoryError: CUDA out of memory/);
   assert.ok(OOM_SLUGS.includes(d.entries[0].slug));
+  assert.deepEqual(errors, []);
+});
+
+test('a 100 MB pasted log is diagnosed in the worker; the tab stays responsive; Cancel works', { timeout: 240000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  await page.goto(url('/search/'));
+  await page.evaluate(() => window.errataSearch.ready);
+  await watchProgress(page);
+  const t0 = Date.now();
+  const { errLine, chars, landedInBox } = await pasteBigLog(page, 100);
+  assert.ok(chars >= 100 * 1024 * 1024);
+  assert.equal(landedInBox, false, 'a big paste does not go into the search box');
+  assert.equal(await page.$eval('#search-input', (i) => i.value.length), 0);
+  const pings = [];
+  for (;;) {
+    const s = Date.now();
+    const done = await page.evaluate(() => {
+      const p = document.getElementById('diagnosis');
+      return !p.hidden && document.getElementById('diagnosis-progress').hidden;
+    });
+    pings.push(Date.now() - s);
+    if (done) break;
+    if (Date.now() - t0 > 180000) assert.fail('the diagnosis of 100 MB took more than 180 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const elapsed = Date.now() - t0;
+  const progress = await page.evaluate(() => window.__progress);
+  t.diagnostic(`100 MB paste: ${elapsed} ms, ${pings.length} pings, slowest ${Math.max(...pings)} ms, progress ${JSON.stringify(progress)}`);
+  const slow = pings.filter((p) => p > 250);
+  assert.ok(slow.length === 0, `every ping answered within 250 ms, slow ones: ${JSON.stringify(slow)}`);
+  assert.ok(progress.some((p) => /^Reading 10\d\.\d MB\u2026$/.test(p)), `reading progress shown: ${JSON.stringify(progress)}`);
+  assert.ok(progress.includes('Diagnosing\u2026'), `diagnosing progress shown: ${JSON.stringify(progress)}`);
+  const d = await readPanel(page);
+  assert.equal(d.sourceName, 'pasted log');
+  assert.match(d.message, new RegExp(`first failing line ${errLine}\\b`));
+  assert.match(d.causeText, /^torch\.OutOfMemoryError: CUDA out of memory/);
+  assert.ok(OOM_SLUGS.includes(d.entries[0].slug));
+
+  // The same paste again, cancelled while the worker diagnoses it.
+  await pasteBigLog(page, 100);
+  await page.waitForFunction(() => document.getElementById('diagnosis-progress-text').textContent === 'Diagnosing\u2026');
+  const busy = page.workers();
+  const closed = new Promise((r) => busy[0].once('close', () => r(true)));
+  await page.click('#diagnosis-cancel');
+  await page.waitForFunction(() => document.getElementById('search-status').textContent === 'Diagnosis cancelled.');
+  assert.equal(await Promise.race([closed, new Promise((r) => setTimeout(() => r(false), 3000))]), true, 'the busy worker is terminated');
   assert.deepEqual(errors, []);
 });
 

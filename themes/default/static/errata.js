@@ -613,12 +613,27 @@
     return b;
   }
 
+  /* Two non-empty lines make a log. Scans only as far as it needs: a pasted log can be
+     100 MB, and splitting it all would stall the page. */
   function isMultiLine(text) {
     var s = String(text || '');
-    if (s.indexOf('\n') < 0) return false;
-    var lines = s.split(/\r?\n|\r/);
     var n = 0;
-    for (var i = 0; i < lines.length && n < 2; i++) if (lines[i].trim()) n++;
+    var start = 0;
+    while (start <= s.length && n < 2) {
+      var nl = s.slice(start, start + 65536).search(/\r\n|\n|\r/);
+      var end = nl < 0 ? (start + 65536 >= s.length ? s.length : -1) : start + nl;
+      if (end < 0) {
+        // A line longer than the window: it is not empty; look for its end further on.
+        n++;
+        var more = s.slice(start).search(/\r\n|\n|\r/);
+        if (more < 0) break;
+        start += more + 1;
+        continue;
+      }
+      if (s.slice(start, end).trim()) n++;
+      if (end >= s.length) break;
+      start = end + 1;
+    }
     return n >= 2;
   }
 
@@ -631,6 +646,8 @@
 
   /* ---------- the search and diagnosis UI ---------- */
   var MAX_LOG_BYTES = 256 * 1024 * 1024;
+  /* A paste longer than this is diagnosed without being put into the search box. */
+  var BIG_PASTE = 512 * 1024;
   var SAMPLE_NAME = /^[a-z0-9][a-z0-9-]*\.log$/;
 
   function initSearch() {
@@ -1046,6 +1063,13 @@
       startEngine();
       var text = '';
       try { text = ev.clipboardData ? ev.clipboardData.getData('text') : ''; } catch (e) { text = ''; }
+      if (text.length > BIG_PASTE && isMultiLine(text)) {
+        // A big log never goes into the box (a text box holding megabytes stalls the tab):
+        // it goes to the worker as it is.
+        ev.preventDefault();
+        diagnose(text, 'pasted log', false);
+        return;
+      }
       if (isMultiLine(text)) {
         // Let the paste land in the box, then read the whole box.
         setTimeout(function () { diagnose(input.value, 'pasted log', false); }, 0);

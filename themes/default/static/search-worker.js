@@ -190,7 +190,10 @@ function readBlob(blob) {
 /* Always hands the engine valid UTF-8: bytes are decoded (invalid sequences become
    U+FFFD, a BOM is dropped) and encoded again. */
 function logBytes(msg) {
-  if (typeof msg.text === 'string') return Promise.resolve(encoder.encode(msg.text));
+  if (typeof msg.text === 'string') {
+    post({ id: msg.id, type: 'progress', phase: 'reading', bytes: msg.text.length });
+    return Promise.resolve(encoder.encode(msg.text));
+  }
   var src = msg.file || msg.buffer;
   if (!src) return Promise.reject(new Error('no log text was given'));
   var size = src.byteLength !== undefined ? src.byteLength : src.size;
