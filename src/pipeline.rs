@@ -113,6 +113,13 @@ fn check_cached(
 /// Checks and renders in memory.
 pub fn render(checked: &Checked, progress: bool) -> Result<Vec<Output>, PipelineError> {
     let tera = render::compile_templates(&checked.theme)?;
+    let bar = progress_bar(checked, progress);
+    let outputs = render::render_site(&checked.site, &checked.theme, &tera, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    Ok(outputs)
+}
+
+fn progress_bar(checked: &Checked, progress: bool) -> indicatif::ProgressBar {
     let bar = if progress {
         indicatif::ProgressBar::new(
             checked.site.entries.len() as u64
@@ -127,9 +134,7 @@ pub fn render(checked: &Checked, progress: bool) -> Result<Vec<Output>, Pipeline
         indicatif::ProgressStyle::with_template("{spinner} rendering {pos}/{len} pages {wide_bar}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let outputs = render::render_site(&checked.site, &checked.theme, &tera, &|| bar.inc(1))?;
-    bar.finish_and_clear();
-    Ok(outputs)
+    bar
 }
 
 /// Stage timings on stderr when `ERRATA_TIMINGS` is set, for profiling builds.
@@ -171,10 +176,22 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
     let lock = write::OutputLock::acquire(&output)?;
     let checked = check_with(&options.root, &check_options)?;
     timings.lap("load + link");
-    let outputs = render(&checked, options.progress)?;
-    timings.lap("render (pages, feeds, search bundle)");
-    let report = write::write_site(&lock, &options.root, &outputs)?;
-    timings.lap("write");
+    // Each file is written as soon as it is rendered, so the site is never all in memory.
+    let tera = render::compile_templates(&checked.theme)?;
+    let bar = progress_bar(&checked, options.progress);
+    let staging = write::Staging::begin(&lock, &options.root)?;
+    render::render_into(
+        &checked.site,
+        &checked.theme,
+        &tera,
+        &Selection::All,
+        &|| bar.inc(1),
+        &|output| staging.write(&output).map_err(PipelineError::from),
+    )?;
+    bar.finish_and_clear();
+    timings.lap("render and write (pages, feeds, search bundle)");
+    let report = staging.commit()?;
+    timings.lap("swap in");
     Ok(Built {
         report,
         output,

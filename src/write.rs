@@ -11,7 +11,7 @@
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use crate::render::Output;
 
@@ -149,49 +149,127 @@ pub fn write_site(
     site_root: &Path,
     files: &[Output],
 ) -> Result<WriteReport, WriteError> {
-    if let Some(bad) = files
-        .iter()
-        .find(|f| !is_safe_relative(&f.path) || f.path == MARKER)
-    {
-        return Err(WriteError::UnsafePath {
-            path: bad.path.clone(),
-        });
+    let staging = Staging::begin(lock, site_root)?;
+    for file in files {
+        staging.write(file)?;
     }
-    let (output, parent, name) = (lock.output.clone(), &lock.parent, lock.name.as_str());
-    let site_root = absolute(site_root);
-    if site_root.starts_with(&output) {
-        return Err(WriteError::ContainsSite { output });
-    }
+    staging.commit()
+}
 
-    match fs::symlink_metadata(&output) {
-        Ok(meta) if !meta.is_dir() => return Err(WriteError::NotAFolder { output }),
-        Ok(_) => {
-            let empty = fs::read_dir(&output)
-                .map_err(io_at(&output))?
-                .next()
-                .is_none();
-            if !empty && !output.join(MARKER).exists() {
-                return Err(WriteError::NotOurs { output });
-            }
+/// The temporary folder a build writes into, beside the output, swapped in whole by
+/// [`Staging::commit`]. Files may be written from several threads as they are rendered, so a
+/// build never holds the whole site in memory. Dropped without a commit (an error, Ctrl-C), it
+/// removes itself and the output stays as it was.
+pub struct Staging<'a> {
+    lock: &'a OutputLock,
+    temp: PathBuf,
+    files: AtomicUsize,
+    bytes: AtomicU64,
+    committed: bool,
+    _writing: Writing,
+}
+
+impl<'a> Staging<'a> {
+    /// Checks the output folder and creates the temporary folder.
+    pub fn begin(lock: &'a OutputLock, site_root: &Path) -> Result<Staging<'a>, WriteError> {
+        let (output, parent, name) = (&lock.output, &lock.parent, lock.name.as_str());
+        let site_root = absolute(site_root);
+        if site_root.starts_with(output) {
+            return Err(WriteError::ContainsSite {
+                output: output.clone(),
+            });
         }
-        Err(_) => {}
+        match fs::symlink_metadata(output) {
+            Ok(meta) if !meta.is_dir() => {
+                return Err(WriteError::NotAFolder {
+                    output: output.clone(),
+                })
+            }
+            Ok(_) => {
+                let empty = fs::read_dir(output)
+                    .map_err(io_at(output))?
+                    .next()
+                    .is_none();
+                if !empty && !output.join(MARKER).exists() {
+                    return Err(WriteError::NotOurs {
+                        output: output.clone(),
+                    });
+                }
+            }
+            Err(_) => {}
+        }
+        remove_leftovers(parent, name, output);
+        let temp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+        let writing = Writing::start();
+        if temp.exists() {
+            fs::remove_dir_all(&temp).map_err(io_at(&temp))?;
+        }
+        fs::create_dir_all(&temp).map_err(io_at(&temp))?;
+        Ok(Staging {
+            lock,
+            temp,
+            files: AtomicUsize::new(0),
+            bytes: AtomicU64::new(0),
+            committed: false,
+            _writing: writing,
+        })
     }
-    remove_leftovers(parent, name, &output);
 
-    let pid = std::process::id();
-    let temp = parent.join(format!(".{name}.tmp-{pid}"));
-    let writing = Writing::start();
-    let result = write_all(&temp, files).and_then(|report| {
+    /// Writes one file; safe to call from several threads.
+    pub fn write(&self, file: &Output) -> Result<(), WriteError> {
         if interrupted() {
             return Err(WriteError::Interrupted);
         }
-        swap_in(&temp, &output, parent, name, pid).map(|()| report)
-    });
-    if result.is_err() {
-        let _ = fs::remove_dir_all(&temp);
+        if !is_safe_relative(&file.path) || file.path == MARKER {
+            return Err(WriteError::UnsafePath {
+                path: file.path.clone(),
+            });
+        }
+        let path = self.temp.join(&file.path);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(io_at(dir))?;
+        }
+        let mut f = File::create(&path).map_err(io_at(&path))?;
+        f.write_all(&file.bytes).map_err(io_at(&path))?;
+        self.files.fetch_add(1, Ordering::Relaxed);
+        self.bytes
+            .fetch_add(file.bytes.len() as u64, Ordering::Relaxed);
+        Ok(())
     }
-    drop(writing);
-    result
+
+    /// Adds the marker and swaps the folder in for the output.
+    pub fn commit(mut self) -> Result<WriteReport, WriteError> {
+        let marker = self.temp.join(MARKER);
+        fs::write(
+            &marker,
+            "This folder is written by errata build and replaced whole on each build.\n",
+        )
+        .map_err(io_at(&marker))?;
+        if interrupted() {
+            return Err(WriteError::Interrupted);
+        }
+        let lock = self.lock;
+        swap_in(
+            &self.temp,
+            &lock.output,
+            &lock.parent,
+            &lock.name,
+            std::process::id(),
+        )?;
+        self.committed = true;
+        Ok(WriteReport {
+            files: self.files.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+        })
+    }
+}
+
+impl Drop for Staging<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.temp);
+        }
+    }
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -235,36 +313,6 @@ fn remove_leftovers(parent: &Path, name: &str, output: &Path) {
         }
         let _ = fs::remove_dir_all(path);
     }
-}
-
-fn write_all(temp: &Path, files: &[Output]) -> Result<WriteReport, WriteError> {
-    if temp.exists() {
-        fs::remove_dir_all(temp).map_err(io_at(temp))?;
-    }
-    fs::create_dir_all(temp).map_err(io_at(temp))?;
-    let mut bytes = 0u64;
-    for file in files {
-        if interrupted() {
-            return Err(WriteError::Interrupted);
-        }
-        let path = temp.join(&file.path);
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).map_err(io_at(dir))?;
-        }
-        let mut f = File::create(&path).map_err(io_at(&path))?;
-        f.write_all(&file.bytes).map_err(io_at(&path))?;
-        bytes += file.bytes.len() as u64;
-    }
-    let marker = temp.join(MARKER);
-    fs::write(
-        &marker,
-        "This folder is written by errata build and replaced whole on each build.\n",
-    )
-    .map_err(io_at(&marker))?;
-    Ok(WriteReport {
-        files: files.len(),
-        bytes,
-    })
 }
 
 /// Moves the old output aside, the new one in, then deletes the old one. If the second rename

@@ -169,6 +169,31 @@ pub fn render_selected(
     selection: &Selection,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Output>, RenderError> {
+    let collected = std::sync::Mutex::new(Vec::new());
+    render_into(site, theme, tera, selection, tick, &|o| {
+        collected
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(o);
+        Ok::<(), RenderError>(())
+    })?;
+    let mut outputs = collected
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    outputs.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(outputs)
+}
+
+/// Renders the files `selection` names and hands each to `put` as soon as it is ready, from
+/// several threads and in no particular order, so the caller can write it and let it go.
+pub fn render_into<E: From<RenderError> + Send>(
+    site: &Site,
+    theme: &ThemeFiles,
+    tera: &Tera,
+    selection: &Selection,
+    tick: &(dyn Fn() + Sync),
+    put: &(dyn Fn(Output) -> Result<(), E> + Sync),
+) -> Result<(), E> {
     let site_value = value(&site_view(site));
     let base_path = base_path(&site.config.base_url());
     let home = Crumb {
@@ -215,10 +240,10 @@ pub fn render_selected(
     };
 
     // Entry pages, in parallel.
-    let mut outputs: Vec<Output> = (0..site.entries.len())
+    (0..site.entries.len())
         .into_par_iter()
         .filter(|&i| selection.entry(i))
-        .map(|i| {
+        .try_for_each(|i| -> Result<(), E> {
             let url = site.entry_url(i);
             let root = depth_root(&url);
             let e = &site.entries[i];
@@ -234,16 +259,15 @@ pub fn render_selected(
                     url: String::new(),
                 },
             ];
-            render(Page {
+            put(render(Page {
                 template: "entry.html",
                 path: format!("{url}index.html"),
                 root,
                 url,
                 crumbs,
                 extra: vec![("entry", value(&view))],
-            })
-        })
-        .collect::<Result<_, _>>()?;
+            })?)
+        })?;
 
     let cards = |list: &[usize]| value(&list.iter().map(|&i| card(site, i)).collect::<Vec<_>>());
     let mut pages: Vec<Page> = Vec::new();
@@ -392,37 +416,39 @@ pub fn render_selected(
             site.entries[i].updated.map(|d| d.to_string()),
         )
     }));
-    let rendered: Vec<Output> = pages
+    pages
         .into_par_iter()
-        .map(render)
-        .collect::<Result<_, _>>()?;
-    outputs.extend(rendered);
+        .try_for_each(|page| -> Result<(), E> { put(render(page)?) })?;
 
     let text = |path: &str, s: String| Output {
         path: path.into(),
         bytes: s.into_bytes(),
     };
-    outputs.push(text("sitemap.xml", feeds::sitemap(site, &sitemap_pages)));
-    outputs.push(text("atom.xml", feeds::atom(site)));
-    outputs.push(text("robots.txt", feeds::robots(site)));
-    outputs.push(text("opensearch.xml", feeds::opensearch(site)));
-    outputs.push(text("entries.json", feeds::entries_json(site)));
+    put(text("sitemap.xml", feeds::sitemap(site, &sitemap_pages)))?;
+    put(text("atom.xml", feeds::atom(site)))?;
+    put(text("robots.txt", feeds::robots(site)))?;
+    put(text("opensearch.xml", feeds::opensearch(site)))?;
+    put(text("entries.json", feeds::entries_json(site)))?;
     if *selection != Selection::All {
-        outputs.sort_by(|a, b| a.path.cmp(&b.path));
-        return Ok(outputs);
+        return Ok(());
     }
-    outputs.push(text("static/highlight.css", highlight::stylesheet()));
-    outputs.push(search_bundle(site)?);
+    put(text(HIGHLIGHT_CSS, highlight::stylesheet()))?;
+    put(search_bundle(site)?)?;
     for (name, bytes) in &theme.statics {
-        outputs.push(Output {
-            path: format!("static/{name}"),
-            bytes: bytes.clone(),
-        });
+        let path = format!("static/{name}");
+        // The generated stylesheet wins over a theme file of the same name.
+        if path != HIGHLIGHT_CSS {
+            put(Output {
+                path,
+                bytes: bytes.clone(),
+            })?;
+        }
     }
-    outputs.sort_by(|a, b| a.path.cmp(&b.path));
-    outputs.dedup_by(|a, b| a.path == b.path);
-    Ok(outputs)
+    Ok(())
 }
+
+/// The highlighting stylesheet, generated from syntect's themes.
+const HIGHLIGHT_CSS: &str = "static/highlight.css";
 
 /// The search bundle of the site.
 pub fn search_bundle(site: &Site) -> Result<Output, RenderError> {
