@@ -212,6 +212,8 @@ pub struct Incremental {
     options: CheckOptions,
     cache: LoadCache,
     last: Option<(Checked, tera::Tera)>,
+    /// The search index kept open for edits; started at the first edit after a full render.
+    live: Option<errata_search::LiveIndex>,
 }
 
 /// What one rebuild produced.
@@ -230,6 +232,7 @@ impl Incremental {
             options,
             cache: LoadCache::default(),
             last: None,
+            live: None,
         }
     }
 
@@ -249,14 +252,37 @@ impl Incremental {
             Selection::Only { entries, .. } => entries.len(),
         };
         let complete = selection == Selection::All;
-        if !complete {
-            outputs.push(render::search_bundle(&checked.site)?);
+        if complete {
+            self.live = None;
+        } else {
+            outputs.push(self.live_bundle(&checked.site)?);
         }
         self.last = Some((checked, tera));
         Ok(Rebuilt {
             outputs,
             complete,
             entry_pages,
+        })
+    }
+}
+
+impl Incremental {
+    /// The search bundle after an edit: only the changed entries are indexed again.
+    fn live_bundle(&mut self, site: &Site) -> Result<Output, PipelineError> {
+        let documents = crate::search::documents(site);
+        let index_error = |e| PipelineError::Render(RenderError::Search(e));
+        let live = match self.live.take() {
+            Some(mut live) => {
+                live.update(&documents).map_err(index_error)?;
+                live
+            }
+            None => errata_search::LiveIndex::new(&documents).map_err(index_error)?,
+        };
+        let bytes = live.bundle().map_err(index_error)?;
+        self.live = Some(live);
+        Ok(Output {
+            path: crate::search::BUNDLE_PATH.into(),
+            bytes,
         })
     }
 }

@@ -241,7 +241,9 @@ fn watch(
                 .map_err(|e| watch_error(&full, e))?;
         }
     }
-    let content = options.root.join("content");
+    // The watcher may report absolute paths for a relative root: compare absolute paths.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+    let content = absolute(&options.root.join("content"));
     std::thread::spawn(move || {
         while let Ok(first) = rx.recv() {
             // Reading files (our own rebuild among them) is an event too: only changes count.
@@ -258,7 +260,7 @@ fn watch(
                 }
             }
             // Content edits render what they touch; the theme or config renders everything.
-            let everything = changed.iter().any(|p| !p.starts_with(&content));
+            let everything = changed.iter().any(|p| !absolute(p).starts_with(&content));
             let started = Instant::now();
             match builder.rebuild(everything) {
                 Ok(rebuilt) => {

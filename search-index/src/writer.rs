@@ -2,7 +2,7 @@
 //!
 //! Takes the documents in a stable order; yields the bundle bytes. One writer thread with a
 //! large memory budget, then a merge into a single segment, so the bundle is compact and the
-//! searcher has one segment to read.
+//! searcher has one segment to read. [`LiveIndex`] keeps an index open for rebuilds.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,7 +11,7 @@ use tantivy::directory::RamDirectory;
 use tantivy::{doc, Directory, Index, IndexWriter};
 
 use crate::bundle::{self, DOCS_FILE};
-use crate::schema::schema;
+use crate::schema::{schema, Fields};
 use crate::tokenizer::{ErrorTokenizer, TOKENIZER_NAME};
 use crate::Document;
 
@@ -29,6 +29,97 @@ const WRITER_MEMORY: usize = 200_000_000;
 
 /// Indexes the documents and packs the index into one bundle.
 pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
+    let (index, directory, fields, mut writer) = create_index()?;
+    for (ord, d) in documents.iter().enumerate() {
+        writer.add_document(tantivy_document(&fields, ord, d))?;
+    }
+    writer.commit()?;
+    let segments = index.searchable_segment_ids()?;
+    if segments.len() > 1 {
+        writer.merge(&segments).wait()?;
+    }
+    writer.wait_merging_threads()?;
+    pack_index(&index, &directory, documents, true)
+}
+
+/// An index kept open between rebuilds (by `errata serve`): the documents that changed are
+/// replaced in place and the bundle is packed from the current segments, so an edit does not
+/// index the whole site again. Its bundles hold the same entries as [`build_bundle`]'s, but
+/// are not byte-stable (segment ids are tantivy's own), and scores may differ a little while
+/// replaced documents still count in term statistics (until their segments are merged).
+pub struct LiveIndex {
+    index: Index,
+    directory: RamDirectory,
+    fields: Fields,
+    writer: IndexWriter,
+    documents: Vec<Document>,
+}
+
+/// Segments a live index may collect before they are merged.
+const LIVE_SEGMENTS: usize = 8;
+
+impl LiveIndex {
+    pub fn new(documents: &[Document]) -> Result<LiveIndex, WriteError> {
+        let (index, directory, fields, mut writer) = create_index()?;
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        for (ord, d) in documents.iter().enumerate() {
+            writer.add_document(tantivy_document(&fields, ord, d))?;
+        }
+        writer.commit()?;
+        let mut live = LiveIndex {
+            index,
+            directory,
+            fields,
+            writer,
+            documents: documents.to_vec(),
+        };
+        live.merge_all()?;
+        Ok(live)
+    }
+
+    /// Replaces every document that differs from the last version. The list must keep its
+    /// order and length (the caller starts a new index otherwise); returns how many changed.
+    pub fn update(&mut self, documents: &[Document]) -> Result<usize, WriteError> {
+        assert_eq!(
+            documents.len(),
+            self.documents.len(),
+            "LiveIndex::update needs the same documents"
+        );
+        let mut changed = 0;
+        for (ord, (new, old)) in documents.iter().zip(&self.documents).enumerate() {
+            if new != old {
+                self.writer
+                    .delete_term(tantivy::Term::from_field_u64(self.fields.ord, ord as u64));
+                self.writer
+                    .add_document(tantivy_document(&self.fields, ord, new))?;
+                changed += 1;
+            }
+        }
+        if changed > 0 {
+            self.writer.commit()?;
+            self.documents = documents.to_vec();
+            if self.index.searchable_segment_ids()?.len() > LIVE_SEGMENTS {
+                self.merge_all()?;
+            }
+        }
+        Ok(changed)
+    }
+
+    /// The bundle of the index as it is now.
+    pub fn bundle(&self) -> Result<Vec<u8>, WriteError> {
+        pack_index(&self.index, &self.directory, &self.documents, false)
+    }
+
+    fn merge_all(&mut self) -> Result<(), WriteError> {
+        let segments = self.index.searchable_segment_ids()?;
+        if segments.len() > 1 {
+            self.writer.merge(&segments).wait()?;
+        }
+        Ok(())
+    }
+}
+
+fn create_index() -> Result<(Index, RamDirectory, Fields, IndexWriter), WriteError> {
     let (index_schema, fields) = schema();
     let directory = RamDirectory::create();
     let index = Index::create(
@@ -39,34 +130,39 @@ pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
     index
         .tokenizers()
         .register(TOKENIZER_NAME, ErrorTokenizer::default());
-    let mut writer: IndexWriter = index.writer_with_num_threads(1, WRITER_MEMORY)?;
-    for (ord, d) in documents.iter().enumerate() {
-        let mut document = doc!(
-            fields.ord => ord as u64,
-            fields.slug => d.slug.as_str(),
-            fields.title => d.title.as_str(),
-            fields.category => d.category.as_str(),
-            fields.summary => d.summary.as_str(),
-            fields.body => d.body.as_str(),
-        );
-        for t in &d.tags {
-            document.add_text(fields.tags, t.replace('-', " "));
-        }
-        for s in &d.signatures {
-            document.add_text(fields.signatures, s);
-        }
-        for s in &d.symptoms {
-            document.add_text(fields.symptoms, s);
-        }
-        writer.add_document(document)?;
-    }
-    writer.commit()?;
-    let segments = index.searchable_segment_ids()?;
-    if segments.len() > 1 {
-        writer.merge(&segments).wait()?;
-    }
-    writer.wait_merging_threads()?;
+    let writer: IndexWriter = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+    Ok((index, directory, fields, writer))
+}
 
+fn tantivy_document(fields: &Fields, ord: usize, d: &Document) -> tantivy::TantivyDocument {
+    let mut document = doc!(
+        fields.ord => ord as u64,
+        fields.slug => d.slug.as_str(),
+        fields.title => d.title.as_str(),
+        fields.category => d.category.as_str(),
+        fields.summary => d.summary.as_str(),
+        fields.body => d.body.as_str(),
+    );
+    for t in &d.tags {
+        document.add_text(fields.tags, t.replace('-', " "));
+    }
+    for s in &d.signatures {
+        document.add_text(fields.signatures, s);
+    }
+    for s in &d.symptoms {
+        document.add_text(fields.symptoms, s);
+    }
+    document
+}
+
+/// Packs the committed index and the documents' metadata into a bundle; `stable` renames the
+/// segments after their content, for byte-identical builds.
+fn pack_index(
+    index: &Index,
+    directory: &RamDirectory,
+    documents: &[Document],
+    stable: bool,
+) -> Result<Vec<u8>, WriteError> {
     let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut names: Vec<String> = vec!["meta.json".into()];
     let metas = index.searchable_segment_metas()?;
@@ -110,8 +206,12 @@ pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
             .map(crate::searcher::DocMeta::of)
             .collect::<Vec<_>>(),
     )?;
-    let segment_ids: Vec<String> = metas.iter().map(|m| m.id().uuid_string()).collect();
-    let mut files = stable_segment_ids(files, &segment_ids, &docs_json);
+    let mut files = if stable {
+        let segment_ids: Vec<String> = metas.iter().map(|m| m.id().uuid_string()).collect();
+        stable_segment_ids(files, &segment_ids, &docs_json)
+    } else {
+        files
+    };
     files.insert(".managed.json".into(), managed_list(&files)?);
     files.insert(DOCS_FILE.into(), docs_json);
     Ok(bundle::pack(&files))
