@@ -1472,4 +1472,30 @@ mod hostile {
         site.build().assert_exit(0);
         assert!(site.public().join("tags/tag-9999/index.html").is_file());
     }
+
+    #[test]
+    fn deeply_nested_lists_and_quotes_build_without_overflowing() {
+        let site = Site::new("valid-site");
+        let quotes = format!("{}deep quote\n", "> ".repeat(5_000));
+        let lists: String = (0..2_000)
+            .map(|i| format!("{}- level {i}\n", "  ".repeat(i)))
+            .collect();
+        let text = format!("---\ntitle: Deep Nesting\ncategory: memory\nseverity: low\nsummary: Deep.\nsignatures:\n  - \"RuntimeError: deep nesting\"\n---\n{quotes}\n{lists}\n[link *in **nested** emphasis*](https://example.org/)\n");
+        fs::write(site.file("content/memory/deep.md"), text).unwrap();
+        site.build().assert_exit(0);
+        let page = read(&site.public().join("memory/deep/index.html"));
+        assert!(page.contains("deep quote") && page.contains("level 1999"));
+    }
+
+    #[test]
+    fn bom_crlf_and_mixed_line_endings_build_like_plain_files() {
+        let site = Site::new("valid-site");
+        let text = "\u{feff}---\r\ntitle: Line Endings\r\ncategory: memory\rseverity: low\nsummary: Mixed endings.\r\nsignatures:\r\n  - \"RuntimeError: line endings\"\r\n---\r\n## Heading\r\n\r\nFirst line.\rSecond line.\n";
+        fs::write(site.file("content/memory/endings.md"), text).unwrap();
+        site.build().assert_exit(0);
+        let page = read(&site.public().join("memory/endings/index.html"));
+        assert!(page.contains("<h1") && page.contains("Line Endings"));
+        assert!(page.contains("First line.") && page.contains("Second line."));
+        assert!(!page.contains('\r') && !page.contains('\u{feff}'));
+    }
 }
