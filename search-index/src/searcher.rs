@@ -89,6 +89,8 @@ pub struct Searcher {
     ords: Vec<tantivy::columnar::Column<u64>>,
     /// For each document, each signature's terms in order.
     signature_terms: Vec<Vec<Vec<String>>>,
+    /// Set when a search found the index damaged (tantivy panicked on its files).
+    damaged: std::sync::Mutex<Option<String>>,
 }
 
 /// Runs the opening of a bundle that passed our own checks but may still be damaged inside:
@@ -97,19 +99,26 @@ pub struct Searcher {
 /// without the panic message; in WebAssembly (panic = abort) it is a trap, which the worker
 /// reports as an error and recovers from by loading the engine again.
 fn guarded<T>(open: impl FnOnce() -> Result<T, BundleError>) -> Result<T, BundleError> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(open));
-    std::panic::set_hook(hook);
-    result.unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown fault".into());
+    catch_silently(open).unwrap_or_else(|what| {
         Err(BundleError::Corrupt {
             reason: format!("its index files are damaged ({what})"),
         })
+    })
+}
+
+/// Runs `f`, turning a panic into its message, without printing it (natively; in WebAssembly
+/// a panic aborts).
+fn catch_silently<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    result.map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown fault".into())
     })
 }
 
@@ -179,6 +188,7 @@ impl Searcher {
             ords,
             docs,
             signature_terms,
+            damaged: std::sync::Mutex::new(None),
         })
     }
 
@@ -237,6 +247,34 @@ impl Searcher {
     /// Ranks entries for distinct query terms; `sequence` is the text's terms in order, for
     /// matching signatures as phrases.
     fn search_terms(&self, query_terms: &[String], sequence: &[String], limit: usize) -> Vec<Hit> {
+        // A bundle can pass every check at opening and still hold damaged term dictionaries
+        // (the bundle fuzz target found one): a search that trips on them answers nothing and
+        // marks the index damaged, for the caller to report (see `Searcher::damaged`).
+        match catch_silently(|| self.search_terms_unguarded(query_terms, sequence, limit)) {
+            Ok(hits) => hits,
+            Err(what) => {
+                if let Ok(mut damaged) = self.damaged.lock() {
+                    damaged.get_or_insert(what);
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// The error to report when a search has found the index damaged.
+    pub fn damaged(&self) -> Option<BundleError> {
+        let what = self.damaged.lock().ok()?.clone()?;
+        Some(BundleError::Corrupt {
+            reason: format!("its index files are damaged ({what})"),
+        })
+    }
+
+    fn search_terms_unguarded(
+        &self,
+        query_terms: &[String],
+        sequence: &[String],
+        limit: usize,
+    ) -> Vec<Hit> {
         if query_terms.is_empty() || limit == 0 || self.docs.is_empty() {
             return Vec::new();
         }

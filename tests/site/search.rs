@@ -280,3 +280,27 @@ fn a_bundle_damaged_inside_a_valid_checksum_is_an_error_not_a_panic() {
         Err(errata_search::BundleError::Corrupt { .. })
     ));
 }
+
+/// Found by the bundle fuzz target after the fix above: a bundle that opens but whose term
+/// dictionary is damaged made tantivy panic during a search. The search reports it instead.
+#[test]
+fn a_bundle_damaged_in_its_terms_is_reported_when_searched() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/damaged-terms.bundle");
+    let path = fixture.to_str().unwrap();
+    let r = errata(&["search", "--bundle", path, "CUDA out of memory"]);
+    r.assert_exit(2)
+        .stderr_has("search bundle is corrupted: its index files are damaged");
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("oom.log");
+    std::fs::write(
+        &log,
+        "step 1\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+    )
+    .unwrap();
+    let r = errata(&["diagnose", "--bundle", path, log.to_str().unwrap()]);
+    r.assert_exit(2)
+        .stderr_has("search bundle is corrupted: its index files are damaged");
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+}
