@@ -1488,6 +1488,33 @@ mod hostile {
     }
 
     #[test]
+    fn a_billion_laughs_yaml_bomb_is_an_error_not_an_explosion() {
+        let site = Site::new("valid-site");
+        let mut yaml = String::from("---\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        for i in 0..8u8 {
+            let (prev, this) = ((b'a' + i) as char, (b'b' + i) as char);
+            yaml.push_str(&format!("{this}: &{this} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        yaml.push_str(
+            "title: *i\ncategory: memory\nseverity: low\nsummary: bomb\ntags: *i\n---\nBody.\n",
+        );
+        fs::write(site.file("content/memory/bomb.md"), &yaml).unwrap();
+        let started = std::time::Instant::now();
+        site.build()
+            .assert_exit(1)
+            .stderr_has("error: content/memory/bomb.md:2:1: unknown field `a`");
+        let typed = "---\ntitle: Bomb\ncategory: memory\nseverity: low\nsummary: bomb\ntags: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\naffects: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nconfirm: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n---\nBody.\n";
+        // Behind known fields the aliases meet the typed front matter, which stops them at once.
+        fs::write(site.file("content/memory/bomb.md"), typed).unwrap();
+        let r = site.build();
+        // The alias replays the anchor, so the error points at the anchored list.
+        r.assert_exit(1).stderr_has(
+            "error: content/memory/bomb.md:6:7: affects[0]: invalid type: sequence, expected a string",
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    }
+
+    #[test]
     fn bom_crlf_and_mixed_line_endings_build_like_plain_files() {
         let site = Site::new("valid-site");
         let text = "\u{feff}---\r\ntitle: Line Endings\r\ncategory: memory\rseverity: low\nsummary: Mixed endings.\r\nsignatures:\r\n  - \"RuntimeError: line endings\"\r\n---\r\n## Heading\r\n\r\nFirst line.\rSecond line.\n";
