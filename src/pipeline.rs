@@ -264,9 +264,7 @@ impl Incremental {
             entry_pages,
         })
     }
-}
 
-impl Incremental {
     /// The search bundle after an edit: only the changed entries are indexed again.
     fn live_bundle(&mut self, site: &Site) -> Result<Output, PipelineError> {
         let documents = crate::search::documents(site);

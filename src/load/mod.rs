@@ -196,8 +196,8 @@ pub fn load_site_cached(
             if let Some(stamp) = stamp {
                 cache.files.insert(path.clone(), (stamp, outcome.clone()));
             }
-            let outcome = std::sync::Arc::try_unwrap(outcome).unwrap_or_else(|a| (*a).clone());
-            (display.clone(), outcome)
+            // The cache keeps its own reference, so the site gets a copy.
+            (display.clone(), FileOutcome::clone(&outcome))
         })
         .collect();
     drop(old);
