@@ -93,9 +93,9 @@ pub struct Searcher {
     damaged: std::sync::Mutex<Option<String>>,
 }
 
-/// Runs the opening of a bundle that passed our own checks but may still be damaged inside:
-/// a bundle with a valid checksum can be crafted, and tantivy panics on some such files (the
-/// bundle fuzz target found one in its sstable reader). Natively the panic becomes an error,
+/// Runs the opening of a bundle that passed every check but may still be damaged inside: a
+/// bundle can be forged with all its checksums recomputed, and tantivy panics on some such
+/// files (the fuzz targets found one in its sstable reader). Natively the panic becomes an error,
 /// without the panic message; in WebAssembly (panic = abort) it is a trap, which the worker
 /// reports as an error and recovers from by loading the engine again.
 fn guarded<T>(open: impl FnOnce() -> Result<T, BundleError>) -> Result<T, BundleError> {
@@ -122,6 +122,68 @@ fn catch_silently<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
+/// Files in a bundle that tantivy writes without its checksummed footer.
+const UNFOOTED: [&str; 3] = ["meta.json", ".managed.json", DOCS_FILE];
+
+/// Checks every segment file against the CRC-32 in its tantivy footer, before tantivy reads
+/// any of it. tantivy trusts the lengths inside its files, so a damaged one can make it panic
+/// or size an allocation from garbage (the bundle fuzz target found both, in bundles whose own
+/// checksum had been recomputed); with this check a damaged file is an error first.
+fn check_footers(
+    directory: &RamDirectory,
+    files: &std::collections::BTreeMap<String, &[u8]>,
+) -> Result<(), BundleError> {
+    use tantivy::directory::footer::Footer;
+    let damaged = |name: &str, why: String| BundleError::Corrupt {
+        reason: format!("its index files are damaged ({name}: {why})"),
+    };
+    for name in files.keys().filter(|n| !UNFOOTED.contains(&n.as_str())) {
+        let slice = directory
+            .open_read(Path::new(name))
+            .map_err(|e| damaged(name, e.to_string()))?;
+        let (footer, body) =
+            Footer::extract_footer(slice).map_err(|_| damaged(name, "no valid footer".into()))?;
+        let body = body
+            .read_bytes()
+            .map_err(|e| damaged(name, e.to_string()))?;
+        if crc32fast::hash(body.as_slice()) != footer.crc {
+            return Err(damaged(name, "checksum mismatch".into()));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that the segments in `meta.json` hold exactly one document per entry, with no
+/// deletions, before tantivy sizes anything from those counts.
+fn check_doc_count(meta: &[u8], entries: usize) -> Result<(), BundleError> {
+    #[derive(Deserialize)]
+    struct Meta {
+        segments: Vec<Segment>,
+    }
+    #[derive(Deserialize)]
+    struct Segment {
+        max_doc: u64,
+        deletes: Option<serde_json::Value>,
+    }
+    let meta: Meta = serde_json::from_slice(meta).map_err(|e| BundleError::Corrupt {
+        reason: format!("meta.json: {e}"),
+    })?;
+    let indexed = meta
+        .segments
+        .iter()
+        .try_fold(0u64, |sum, s| sum.checked_add(s.max_doc));
+    if indexed != Some(entries as u64) || meta.segments.iter().any(|s| s.deletes.is_some()) {
+        return Err(BundleError::Corrupt {
+            reason: format!(
+                "meta.json lists {} documents in {} segments for {entries} entries",
+                indexed.map_or("too many".to_string(), |n| n.to_string()),
+                meta.segments.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl Searcher {
     /// Opens a bundle written by [`crate::build_bundle`].
     pub fn from_bundle(bytes: &[u8]) -> Result<Searcher, BundleError> {
@@ -137,11 +199,10 @@ impl Searcher {
             .map_err(|e| BundleError::Corrupt {
                 reason: format!("{DOCS_FILE}: {e}"),
             })?;
-        if !files.contains_key("meta.json") {
-            return Err(BundleError::Missing {
-                name: "meta.json".into(),
-            });
-        }
+        let meta = files.get("meta.json").ok_or(BundleError::Missing {
+            name: "meta.json".into(),
+        })?;
+        check_doc_count(meta, docs.len())?;
         let directory = RamDirectory::create();
         for (name, data) in &files {
             if name != DOCS_FILE {
@@ -152,6 +213,7 @@ impl Searcher {
                     })?;
             }
         }
+        check_footers(&directory, &files)?;
         let index_error = |e: tantivy::TantivyError| BundleError::Index {
             reason: e.to_string(),
         };

@@ -258,12 +258,117 @@ fn a_corrupted_bundle_is_an_error() {
     let _ = Path::new(&bad);
 }
 
-/// Found by the bundle fuzz target: a bundle whose checksum is right but whose index files
-/// are damaged made tantivy panic while opening it. It is an error now, without a panic.
+/// Found by the bundle fuzz target, each with the bundle's checksum recomputed over damaged
+/// index files: two made tantivy panic (opening, searching), three made it allocate more than
+/// 2 GB or ask for a 140 TB buffer. The CRC-32 in each index file's footer is now checked
+/// before tantivy reads the file, so each is an error naming the file, at once.
 #[test]
-fn a_bundle_damaged_inside_a_valid_checksum_is_an_error_not_a_panic() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/tantivy-panic.bundle");
+fn bundles_damaged_inside_a_valid_checksum_are_errors() {
+    for name in [
+        "tantivy-panic",
+        "damaged-terms",
+        "oom-fast-columns",
+        "oom-fast-columns-2",
+        "alloc-store-skip-index",
+    ] {
+        let fixture = repo().join(format!("tests/fixtures/bundles/{name}.bundle"));
+        let started = std::time::Instant::now();
+        let r = errata(&[
+            "search",
+            "--bundle",
+            fixture.to_str().unwrap(),
+            "CUDA out of memory",
+        ]);
+        r.assert_exit(2).stderr_has(&format!(
+            "{name}.bundle: search bundle is corrupted: its index files are damaged ("
+        ));
+        assert!(
+            r.stderr.contains(": checksum mismatch)") || r.stderr.contains(": no valid footer)"),
+            "{name}: {}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "{name} took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// Every single damaged byte of a real bundle is an error, even with the bundle's own checksum
+/// recomputed: a byte in an index file fails that file's footer checksum, and a byte elsewhere
+/// (the file table, `meta.json`, the entries' metadata) fails to parse or to match, or leaves a
+/// bundle that still opens and answers.
+#[test]
+fn every_damaged_byte_of_a_bundle_is_caught_behind_a_recomputed_checksum() {
+    let (_, docs) = searcher();
+    let bundle = errata_search::build_bundle(&docs[..3]).unwrap();
+    let files = errata_search::bundle::unpack(&bundle).unwrap();
+    // Where each index file's bytes are in the bundle.
+    let footed: Vec<std::ops::Range<usize>> = files
+        .iter()
+        .filter(|(n, _)| {
+            ![
+                "meta.json",
+                ".managed.json",
+                errata_search::bundle::DOCS_FILE,
+            ]
+            .contains(&n.as_str())
+        })
+        .map(|(_, data)| {
+            let at = data.as_ptr() as usize - bundle.as_ptr() as usize;
+            at..at + data.len()
+        })
+        .collect();
+    assert!(footed.len() >= 5, "{} index files", footed.len());
+    let (mut caught_by_footer, mut other_errors, mut still_open) = (0, 0, 0);
+    for i in 16..bundle.len() {
+        let mut b = bundle.clone();
+        b[i] ^= 0xff;
+        let crc = crc32fast::hash(&b[16..]);
+        b[12..16].copy_from_slice(&crc.to_le_bytes());
+        let result = Searcher::from_bundle(&b);
+        if footed.iter().any(|r| r.contains(&i)) {
+            match result {
+                Err(errata_search::BundleError::Corrupt { reason })
+                    if reason.starts_with("its index files are damaged (")
+                        && (reason.ends_with(": checksum mismatch)")
+                            || reason.ends_with(": no valid footer)")) =>
+                {
+                    caught_by_footer += 1
+                }
+                other => panic!("byte {i}: {:?}", other.err()),
+            }
+        } else {
+            match result {
+                Ok(s) => {
+                    let _ = s.search("CUDA out of memory", 5);
+                    assert!(s.damaged().is_none(), "byte {i}");
+                    still_open += 1;
+                }
+                Err(errata_search::BundleError::Corrupt { reason })
+                    if reason.starts_with("its index files are damaged") =>
+                {
+                    panic!("byte {i}: tantivy failed on its own files: {reason}")
+                }
+                Err(_) => other_errors += 1,
+            }
+        }
+    }
+    eprintln!(
+        "{} bytes: {caught_by_footer} caught by a footer, {other_errors} other errors, {still_open} open",
+        bundle.len() - 16
+    );
+    assert!(caught_by_footer > bundle.len() / 2);
+}
+
+/// The same input as `tantivy-panic.bundle`, forged: the CRC-32 in each index file's footer
+/// recomputed too, so the damage reaches tantivy, which panics while opening it. Natively the
+/// panic is an error, without a panic message.
+#[test]
+fn a_forged_bundle_that_makes_tantivy_panic_is_an_error() {
+    let fixture = repo().join("tests/fixtures/bundles/tantivy-panic-forged.bundle");
     let r = errata(&[
         "search",
         "--bundle",
@@ -271,7 +376,7 @@ fn a_bundle_damaged_inside_a_valid_checksum_is_an_error_not_a_panic() {
         "CUDA out of memory",
     ]);
     r.assert_exit(2).stderr_has(
-        "tantivy-panic.bundle: search bundle is corrupted: its index files are damaged",
+        "tantivy-panic-forged.bundle: search bundle is corrupted: its index files are damaged",
     );
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     let bytes = std::fs::read(&fixture).unwrap();
@@ -281,12 +386,11 @@ fn a_bundle_damaged_inside_a_valid_checksum_is_an_error_not_a_panic() {
     ));
 }
 
-/// Found by the bundle fuzz target after the fix above: a bundle that opens but whose term
-/// dictionary is damaged made tantivy panic during a search. The search reports it instead.
+/// `damaged-terms.bundle` forged the same way: it opens, but its term dictionary makes tantivy
+/// panic during a search. The search reports it instead.
 #[test]
-fn a_bundle_damaged_in_its_terms_is_reported_when_searched() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/damaged-terms.bundle");
+fn a_forged_bundle_damaged_in_its_terms_is_reported_when_searched() {
+    let fixture = repo().join("tests/fixtures/bundles/damaged-terms-forged.bundle");
     let path = fixture.to_str().unwrap();
     let r = errata(&["search", "--bundle", path, "CUDA out of memory"]);
     r.assert_exit(2)

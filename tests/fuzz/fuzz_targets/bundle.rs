@@ -1,6 +1,7 @@
-//! Opening a search bundle from untrusted bytes. The first byte picks the mode: as given (so
-//! the checksum usually rejects it), or with the checksum recomputed, so that the damage
-//! reaches the file table and tantivy's own files. Either way: an error, never a panic.
+//! Opening a damaged search bundle. The first byte picks the mode: as given (so the checksum
+//! usually rejects it), or with the bundle's checksum recomputed, so that the damage reaches
+//! the file table and the CRC-32 in each tantivy file's footer. Either way: an error, never a
+//! panic. (`bundle_forged` also recomputes the footers' CRCs.)
 #![no_main]
 
 use errata_search::bundle::MAGIC;
