@@ -80,6 +80,10 @@ fn tokenize(text: &str, out: &mut Vec<Token>) {
     let mut position = 0usize;
     let mut chunks = Chunks { text, at: 0 }.peekable();
     while let Some((start, chunk)) = chunks.next() {
+        if let Some(word) = plain_word(chunk) {
+            push(out, word, start, start + chunk.len(), &mut position);
+            continue;
+        }
         if is_number(chunk) {
             // a size or a duration: drop the unit too
             if let Some((_, next)) = chunks.peek() {
@@ -91,6 +95,16 @@ fn tokenize(text: &str, out: &mut Vec<Token>) {
         }
         emit_chunk(chunk, start, &mut position, out);
     }
+}
+
+/// Most of a text is plain words (`memory`, `Shard`): ASCII letters, capitalised at most. Such a
+/// chunk is one term, its lowercase, which is what the general path ([`is_number`],
+/// [`emit_chunk`]) gives it too, without that path's allocations (tested against it below).
+fn plain_word(chunk: &str) -> Option<String> {
+    let bytes = chunk.as_bytes();
+    let (first, rest) = bytes.split_first()?;
+    (first.is_ascii_alphabetic() && rest.iter().all(u8::is_ascii_lowercase))
+        .then(|| chunk.to_ascii_lowercase())
 }
 
 /// Runs of word characters with their leading and trailing punctuation trimmed.
@@ -254,6 +268,48 @@ mod tests {
 
     fn t(s: &str) -> Vec<String> {
         terms(s)
+    }
+
+    /// The plain-word shortcut gives exactly what the general path gives.
+    #[test]
+    fn plain_words_take_a_shortcut_to_the_same_terms() {
+        let mut words: Vec<String> = [
+            "memory", "Shard", "a", "I", "x", "ms", "rank", "cuda", "of", "Error", "nan", "inf",
+            "deadbeef", "abcdefab", "e", "MiB", "OOM", "ring",
+        ]
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+        words.push("y".repeat(MAX_TERM));
+        words.push("Z".to_owned() + &"z".repeat(MAX_TERM));
+        let letters = b"abcdefxyzABCDEF";
+        let mut seed = 7u32;
+        for _ in 0..2000 {
+            let len = 1 + (seed % 9) as usize;
+            let word: String = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    letters[(seed >> 16) as usize % letters.len()] as char
+                })
+                .collect();
+            words.push(word);
+        }
+        let mut shortcuts = 0;
+        for w in &words {
+            let mut general = Vec::new();
+            if !is_number(w) {
+                emit_chunk(w, 0, &mut 0, &mut general);
+            }
+            let general: Vec<String> = general.into_iter().map(|t| t.text).collect();
+            if let Some(word) = plain_word(w) {
+                let mut fast = Vec::new();
+                push(&mut fast, word, 0, w.len(), &mut 0);
+                let fast: Vec<String> = fast.into_iter().map(|t| t.text).collect();
+                assert_eq!(fast, general, "{w}");
+                shortcuts += 1;
+            }
+        }
+        assert!(shortcuts > 500, "{shortcuts}");
     }
 
     #[test]

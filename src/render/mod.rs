@@ -195,7 +195,6 @@ pub fn render_into<E: From<RenderError> + Send>(
     put: &(dyn Fn(Output) -> Result<(), E> + Sync),
 ) -> Result<(), E> {
     let site_value = value(&site_view(site));
-    let base_path = base_path(&site.config.base_url());
     let home = Crumb {
         title: "Home".into(),
         url: String::new(),
@@ -239,6 +238,52 @@ pub fn render_into<E: From<RenderError> + Send>(
         })
     };
 
+    // The search bundle is indexed on its own thread while the pages render: tantivy's writer
+    // takes seconds at 10,000 entries and would otherwise run alone after them.
+    std::thread::scope(|scope| -> Result<(), E> {
+        let bundle = (*selection == Selection::All).then(|| scope.spawn(|| search_bundle(site)));
+        let pages = render_pages(site, selection, &render, &home, put);
+        if let Some(bundle) = bundle {
+            let bundle = bundle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            put(bundle?)?;
+        }
+        pages
+    })?;
+    if *selection != Selection::All {
+        return Ok(());
+    }
+    put(text(HIGHLIGHT_CSS, highlight::stylesheet()))?;
+    for (name, bytes) in &theme.statics {
+        let path = format!("static/{name}");
+        // The generated stylesheet wins over a theme file of the same name.
+        if path != HIGHLIGHT_CSS {
+            put(Output {
+                path,
+                bytes: bytes.clone(),
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn text(path: &str, s: String) -> Output {
+    Output {
+        path: path.into(),
+        bytes: s.into_bytes(),
+    }
+}
+
+/// The pages, feeds, sitemap and entries.json that `selection` names, handed to `put`.
+fn render_pages<E: From<RenderError> + Send>(
+    site: &Site,
+    selection: &Selection,
+    render: &(dyn Fn(Page) -> Result<Output, RenderError> + Sync),
+    home: &Crumb,
+    put: &(dyn Fn(Output) -> Result<(), E> + Sync),
+) -> Result<(), E> {
+    let base_path = base_path(&site.config.base_url());
     // Entry pages, in parallel.
     (0..site.entries.len())
         .into_par_iter()
@@ -420,30 +465,11 @@ pub fn render_into<E: From<RenderError> + Send>(
         .into_par_iter()
         .try_for_each(|page| -> Result<(), E> { put(render(page)?) })?;
 
-    let text = |path: &str, s: String| Output {
-        path: path.into(),
-        bytes: s.into_bytes(),
-    };
     put(text("sitemap.xml", feeds::sitemap(site, &sitemap_pages)))?;
     put(text("atom.xml", feeds::atom(site)))?;
     put(text("robots.txt", feeds::robots(site)))?;
     put(text("opensearch.xml", feeds::opensearch(site)))?;
     put(text("entries.json", feeds::entries_json(site)))?;
-    if *selection != Selection::All {
-        return Ok(());
-    }
-    put(text(HIGHLIGHT_CSS, highlight::stylesheet()))?;
-    put(search_bundle(site)?)?;
-    for (name, bytes) in &theme.statics {
-        let path = format!("static/{name}");
-        // The generated stylesheet wins over a theme file of the same name.
-        if path != HIGHLIGHT_CSS {
-            put(Output {
-                path,
-                bytes: bytes.clone(),
-            })?;
-        }
-    }
     Ok(())
 }
 
