@@ -239,7 +239,9 @@ impl Incremental {
     /// Rebuilds. `everything` forces a complete render (after a theme or config change).
     /// On failure the state of the last good build is kept.
     pub fn rebuild(&mut self, everything: bool) -> Result<Rebuilt, PipelineError> {
+        let mut timings = Timings::from_env();
         let checked = check_cached(&self.root, &self.options, &mut self.cache)?;
+        timings.lap("load + link");
         let previous = self.last.take();
         let (selection, tera) = match previous {
             Some((old, tera)) if !everything => (plan(&old, &checked), tera),
@@ -252,10 +254,12 @@ impl Incremental {
             Selection::Only { entries, .. } => entries.len(),
         };
         let complete = selection == Selection::All;
+        timings.lap("render");
         if complete {
             self.live = None;
         } else {
-            outputs.push(self.live_bundle(&checked.site)?);
+            outputs.push(self.live_bundle(&checked.site, &selection)?);
+            timings.lap("search bundle");
         }
         self.last = Some((checked, tera));
         Ok(Rebuilt {
@@ -265,16 +269,22 @@ impl Incremental {
         })
     }
 
-    /// The search bundle after an edit: only the changed entries are indexed again.
-    fn live_bundle(&mut self, site: &Site) -> Result<Output, PipelineError> {
-        let documents = crate::search::documents(site);
+    /// The search bundle after an edit: only the entries the edit rendered again are made
+    /// into documents again, and only those that changed are indexed again.
+    fn live_bundle(&mut self, site: &Site, selection: &Selection) -> Result<Output, PipelineError> {
         let index_error = |e| PipelineError::Render(RenderError::Search(e));
-        let live = match self.live.take() {
-            Some(mut live) => {
-                live.update(&documents).map_err(index_error)?;
+        let live = match (self.live.take(), selection) {
+            (Some(mut live), Selection::Only { entries, .. }) => {
+                live.replace(
+                    entries
+                        .iter()
+                        .map(|&i| (i, crate::search::document(site, i))),
+                )
+                .map_err(index_error)?;
                 live
             }
-            None => errata_search::LiveIndex::new(&documents).map_err(index_error)?,
+            _ => errata_search::LiveIndex::new(&crate::search::documents(site))
+                .map_err(index_error)?,
         };
         let bytes = live.bundle().map_err(index_error)?;
         self.live = Some(live);

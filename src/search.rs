@@ -18,36 +18,37 @@ use crate::render::views::plain_text;
 pub const BUNDLE_PATH: &str = "search/errata.bundle";
 
 pub fn documents(site: &Site) -> Vec<Document> {
-    (0..site.entries.len())
-        .map(|i| {
-            let e = &site.entries[i];
-            Document {
-                slug: e.slug.to_string(),
-                title: e.title.clone(),
-                url: site.entry_url(i),
-                category: e.category.clone(),
-                severity: e.severity.as_str().to_owned(),
-                tags: e.tags.iter().map(|t| t.to_string()).collect(),
-                signatures: e.signatures.clone(),
-                symptoms: e
-                    .symptoms
-                    .iter()
-                    .map(|s| format!("{} {}", plain_text(&s.symptom), plain_text(&s.why)))
-                    .collect(),
-                summary: [
-                    Some(e.summary.as_str()),
-                    e.fingerprint.as_deref(),
-                    e.fix.as_deref(),
-                ]
-                .into_iter()
-                .flatten()
-                .map(plain_text)
-                .collect::<Vec<_>>()
-                .join(" "),
-                body: plain_text(&e.body),
-            }
-        })
-        .collect()
+    (0..site.entries.len()).map(|i| document(site, i)).collect()
+}
+
+/// What the search index holds of entry `i`.
+pub fn document(site: &Site, i: usize) -> Document {
+    let e = &site.entries[i];
+    Document {
+        slug: e.slug.to_string(),
+        title: e.title.clone(),
+        url: site.entry_url(i),
+        category: e.category.clone(),
+        severity: e.severity.as_str().to_owned(),
+        tags: e.tags.iter().map(|t| t.to_string()).collect(),
+        signatures: e.signatures.clone(),
+        symptoms: e
+            .symptoms
+            .iter()
+            .map(|s| format!("{} {}", plain_text(&s.symptom), plain_text(&s.why)))
+            .collect(),
+        summary: [
+            Some(e.summary.as_str()),
+            e.fingerprint.as_deref(),
+            e.fix.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(plain_text)
+        .collect::<Vec<_>>()
+        .join(" "),
+        body: plain_text(&e.body),
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -85,19 +85,32 @@ impl LiveIndex {
             self.documents.len(),
             "LiveIndex::update needs the same documents"
         );
+        self.replace(documents.iter().cloned().enumerate())
+    }
+
+    /// Replaces the documents given by their place in the list, where they differ from the
+    /// last version (what an edit touched; the others are not compared); returns how many
+    /// changed.
+    pub fn replace(
+        &mut self,
+        documents: impl IntoIterator<Item = (usize, Document)>,
+    ) -> Result<usize, WriteError> {
         let mut changed = 0;
-        for (ord, (new, old)) in documents.iter().zip(&self.documents).enumerate() {
-            if new != old {
+        for (ord, new) in documents {
+            let Some(old) = self.documents.get_mut(ord) else {
+                continue;
+            };
+            if new != *old {
                 self.writer
                     .delete_term(tantivy::Term::from_field_u64(self.fields.ord, ord as u64));
                 self.writer
-                    .add_document(tantivy_document(&self.fields, ord, new))?;
+                    .add_document(tantivy_document(&self.fields, ord, &new))?;
+                *old = new;
                 changed += 1;
             }
         }
         if changed > 0 {
             self.writer.commit()?;
-            self.documents = documents.to_vec();
             if self.index.searchable_segment_ids()?.len() > LIVE_SEGMENTS {
                 self.merge_all()?;
             }

@@ -194,6 +194,17 @@ fn an_edit_renders_only_what_it_touches_and_equals_a_full_build() {
     apply(&mut served, again);
     assert_same(&served, &full(root));
 
+    // A second edit, now that the search index is kept open: only the edited entries are
+    // indexed again, and the bundle must still hold the new title.
+    write_entry(root, 3, "Failure three, renamed", 3, (3 * 5 + 3) % 12);
+    let second = builder.rebuild(false).unwrap();
+    assert!(
+        !second.complete,
+        "a second title edit re-rendered everything"
+    );
+    apply(&mut served, second);
+    assert_same(&served, &full(root));
+
     // A tag no entry had before changes every page that could link `#tag`: everything.
     let text = fs::read_to_string(root.join("content/distributed/entry-07.md")).unwrap();
     fs::write(
