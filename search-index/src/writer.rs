@@ -77,17 +77,6 @@ impl LiveIndex {
         Ok(live)
     }
 
-    /// Replaces every document that differs from the last version. The list must keep its
-    /// order and length (the caller starts a new index otherwise); returns how many changed.
-    pub fn update(&mut self, documents: &[Document]) -> Result<usize, WriteError> {
-        assert_eq!(
-            documents.len(),
-            self.documents.len(),
-            "LiveIndex::update needs the same documents"
-        );
-        self.replace(documents.iter().cloned().enumerate())
-    }
-
     /// Replaces the documents given by their place in the list, where they differ from the
     /// last version (what an edit touched; the others are not compared); returns how many
     /// changed.
