@@ -201,14 +201,19 @@ pub fn render_into<E: From<RenderError> + Send>(
     };
 
     let render = |page: Page| -> Result<Output, RenderError> {
-        let mut ctx = Context::new();
-        ctx.insert("site", &site_value);
-        ctx.insert("root", &page.root);
+        // The context is built as one JSON object, so the page's own values (an entry's view
+        // with its HTML) move in instead of being copied by `Context::insert`.
+        let mut ctx = serde_json::Map::new();
+        ctx.insert("site".into(), site_value.clone());
+        ctx.insert("root".into(), tera::Value::String(page.root.clone()));
         ctx.insert(
-            "canonical",
-            &format!("{}{}", site.config.base_url(), page.url),
+            "canonical".into(),
+            tera::Value::String(format!("{}{}", site.config.base_url(), page.url)),
         );
-        ctx.insert("generator_version", env!("CARGO_PKG_VERSION"));
+        ctx.insert(
+            "generator_version".into(),
+            tera::Value::String(env!("CARGO_PKG_VERSION").into()),
+        );
         let crumbs: Vec<Crumb> = page
             .crumbs
             .iter()
@@ -221,10 +226,15 @@ pub fn render_into<E: From<RenderError> + Send>(
                 },
             })
             .collect();
-        ctx.insert("breadcrumbs", &crumbs);
+        ctx.insert("breadcrumbs".into(), value(&crumbs));
         for (k, v) in page.extra {
-            ctx.insert(k, &v);
+            ctx.insert(k.into(), v);
         }
+        let ctx =
+            Context::from_value(tera::Value::Object(ctx)).map_err(|e| RenderError::Template {
+                name: page.template.into(),
+                message: tera_message(&e),
+            })?;
         let html = tera
             .render(page.template, &ctx)
             .map_err(|e| RenderError::Template {
