@@ -5,11 +5,11 @@
 //
 //   node bench/browser-speed.mjs SITE_DIR [LOG_FILE]
 // (uses playwright-core from tests/browser/node_modules; SITE_DIR is a built site)
-import { createServer } from 'node:http';
-import { readFileSync, statSync, existsSync } from 'node:fs';
-import { join, extname, normalize } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { createRequire } from 'node:module';
+import { serveStatic } from './static-server.mjs';
 
 const require = createRequire(new URL('../tests/browser/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
@@ -17,18 +17,7 @@ const site = process.argv[2];
 const logFile = process.argv[3];
 if (!site) { console.error('usage: node bench/browser-speed.mjs SITE_DIR [LOG_FILE]'); process.exit(2); }
 
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.log': 'text/plain' };
-const server = createServer((req, res) => {
-  let p = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  if (p.includes('..')) { res.writeHead(404).end(); return; }
-  let file = join(site, p);
-  if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-  if (!existsSync(file)) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
-  res.end(readFileSync(file));
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${server.address().port}`;
+const { base, close } = await serveStatic((pathname) => [site, pathname]);
 
 const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
 for (const [name, path] of [['module', 'static/errata-search.wasm'], ['bundle', 'search/errata.bundle'], ['worker + page JS', null]]) {
@@ -71,5 +60,5 @@ if (logFile) {
   console.log(`diagnose ${text.split('\n').length - 1} lines (${(text.length / 1e6).toFixed(1)} MB) in the worker: ${ms.toFixed(0)} ms`);
 }
 await browser.close();
-server.close();
+close();
 console.log(`command: node bench/browser-speed.mjs ${site}${logFile ? ' ' + logFile : ''}`);

@@ -11,12 +11,12 @@
 //   counted at the smaller of raw and gzip since Pagefind's files come compressed already),
 //   bytes for each later query, and query time in the page (median over queries already loaded).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, extname, join, normalize, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { serveStatic } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const top = dirname(here);
@@ -56,22 +56,11 @@ if (pf.status !== 0) { console.error(pf.stdout, pf.stderr); process.exit(1); }
 const dirBytes = (d) => walk(d).reduce((s, f) => s + statSync(f).size, 0);
 
 // One server for both sites: /e/... is errata's, /p/... the Pagefind copy; /blank.html has no CSP.
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.wasm': 'application/wasm' };
-const server = createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  if (url.pathname === '/blank.html') { res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>bench</title>'); return; }
-  const [, which, ...rest] = url.pathname.split('/');
+const { base, close } = await serveStatic((pathname) => {
+  const [, which, ...rest] = pathname.split('/');
   const root = which === 'e' ? errataSite : which === 'p' ? pfSite : null;
-  let p = normalize(decodeURIComponent('/' + rest.join('/')));
-  if (!root || p.includes('..')) { res.writeHead(404).end(); return; }
-  let file = join(root, p);
-  if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-  if (!existsSync(file)) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
-  res.end(readFileSync(file));
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${server.address().port}`;
+  return root ? [root, '/' + rest.join('/')] : null;
+}, { '/blank.html': '<!doctype html><title>bench</title>' });
 
 const QUERIES = ['allocator', 'collective timeout', 'checkpoint', 'gradient overflow', 'cuda kernel', 'tensor shape',
   'optimizer', 'dataloader worker', 'compile graph', 'memory fragmentation', 'rank barrier', 'nan loss'];
@@ -128,7 +117,7 @@ async function measure(kind) {
 const e = await measure('errata');
 const p = await measure('pagefind');
 await browser.close();
-server.close();
+close();
 const kb = (b) => `${(b / 1024).toFixed(0)} KB`;
 const rows = [
   ['index build', `${bundleMs} ms`, `${pagefindMs} ms`, (bundleMs / pagefindMs).toFixed(2)],
