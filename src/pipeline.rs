@@ -122,10 +122,9 @@ pub fn render(checked: &Checked, progress: bool) -> Result<Vec<Output>, Pipeline
 fn progress_bar(checked: &Checked, progress: bool) -> indicatif::ProgressBar {
     let bar = if progress {
         indicatif::ProgressBar::new(
-            checked.site.entries.len() as u64
-                + checked.site.tags.len() as u64
-                + checked.site.categories.len() as u64
-                + 6,
+            // Entries, list pages, and home, the tags index, search and 404.
+            (checked.site.entries.len() + render::lists::list_pages(&checked.site).len() + 4)
+                as u64,
         )
     } else {
         indicatif::ProgressBar::hidden()
@@ -303,7 +302,8 @@ fn plan(old: &Checked, new: &Checked) -> Selection {
             .iter()
             .zip(&b.entries)
             .all(|(x, y)| x.slug == y.slug && x.category == y.category);
-    if !same_urls || !a.tags.keys().eq(b.tags.keys()) {
+    if !same_urls || !a.tags.keys().eq(b.tags.keys()) || a.config.paginate_by != b.config.paginate_by
+    {
         return Selection::All;
     }
     let changed: std::collections::BTreeSet<usize> = (0..b.entries.len())
@@ -313,23 +313,27 @@ fn plan(old: &Checked, new: &Checked) -> Selection {
         })
         .collect();
     let mut entries = changed.clone();
-    let mut tags = std::collections::BTreeSet::new();
-    let mut categories = std::collections::BTreeSet::new();
-    for &i in &changed {
-        for e in [&a.entries[i], &b.entries[i]] {
-            tags.extend(e.tags.iter().cloned());
-            categories.insert(e.category.clone());
-        }
-    }
     // Pages whose related cards show a changed entry, or whose related list moved.
     for i in 0..b.entries.len() {
         if a.related[i] != b.related[i] || b.related[i].iter().any(|j| changed.contains(j)) {
             entries.insert(i);
         }
     }
+    // List pages that show a changed entry, or whose cards or place in the list moved.
+    let before: std::collections::HashMap<_, _> = render::lists::list_pages(a)
+        .into_iter()
+        .map(|p| ((p.list.clone(), p.number), p))
+        .collect();
+    let list_pages = render::lists::list_pages(b)
+        .into_iter()
+        .filter(|p| {
+            before.get(&(p.list.clone(), p.number)) != Some(p)
+                || p.entries.iter().any(|j| changed.contains(j))
+        })
+        .map(|p| (p.list, p.number))
+        .collect();
     Selection::Only {
         entries,
-        tags,
-        categories,
+        list_pages,
     }
 }

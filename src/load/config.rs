@@ -27,6 +27,10 @@ pub struct Config {
     /// A folder under `themes/` of the site; templates there override the built-in theme.
     #[serde(default = "default_theme")]
     pub theme: String,
+    /// Cards on each page of a list (all failures, a category, a tag); more go on
+    /// `…/page/2/` and after.
+    #[serde(default = "default_paginate_by")]
+    pub paginate_by: usize,
     pub categories: IndexMap<String, CategoryConfig>,
 }
 
@@ -38,7 +42,7 @@ pub struct CategoryConfig {
     pub description: String,
 }
 
-const CONFIG_FIELDS: [&str; 8] = [
+const CONFIG_FIELDS: [&str; 9] = [
     "title",
     "description",
     "base_url",
@@ -46,6 +50,7 @@ const CONFIG_FIELDS: [&str; 8] = [
     "repository",
     "branch",
     "theme",
+    "paginate_by",
     "categories",
 ];
 
@@ -63,6 +68,9 @@ fn default_branch() -> String {
 }
 fn default_theme() -> String {
     "default".into()
+}
+fn default_paginate_by() -> usize {
+    100
 }
 
 impl Config {
@@ -83,6 +91,18 @@ impl Config {
                 hint,
             }
         })?;
+        if config.paginate_by == 0 {
+            let line = text
+                .lines()
+                .position(|l| l.starts_with("paginate_by:"))
+                .map_or(1, |i| i + 1);
+            return Err(ParseFailure {
+                line,
+                column: 1,
+                message: "`paginate_by` must be at least 1".into(),
+                hint: Some("it is the number of cards on each page of a list (default 100)".into()),
+            });
+        }
         for key in config.categories.keys() {
             let clean = super::types::kebab(key);
             if &clean != key || RESERVED_PATHS.contains(&key.as_str()) {
@@ -130,6 +150,16 @@ mod tests {
     fn unknown_key_suggests() {
         let e = Config::parse("title: t\nbase_ulr: x\ncategories: {}\n").unwrap_err();
         assert_eq!(e.hint.as_deref(), Some("did you mean `base_url`?"));
+        assert_eq!(e.line, 2);
+    }
+
+    #[test]
+    fn paginate_by_defaults_and_refuses_zero() {
+        let c = Config::parse("title: t\ncategories: {}\n").unwrap();
+        assert_eq!(c.paginate_by, 100);
+        let c = Config::parse("title: t\npaginate_by: 7\ncategories: {}\n").unwrap();
+        assert_eq!(c.paginate_by, 7);
+        let e = Config::parse("title: t\npaginate_by: 0\ncategories: {}\n").unwrap_err();
         assert_eq!(e.line, 2);
     }
 

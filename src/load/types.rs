@@ -18,6 +18,9 @@ impl Slug {
         if raw.is_empty() {
             return Err("a slug cannot be empty".into());
         }
+        if raw == "page" {
+            return Err("slug `page` is where a list's later pages go (`memory/page/2/`); choose another".into());
+        }
         if raw.contains("..") || raw.contains('/') || raw.contains('\\') {
             return Err(format!("slug `{raw}` may not contain `..`, `/` or `\\`"));
         }

@@ -7,6 +7,7 @@
 
 pub mod feeds;
 pub mod highlight;
+pub mod lists;
 pub mod markdown;
 pub mod views;
 
@@ -18,7 +19,6 @@ use tera::{Context, Tera};
 
 use crate::link::Site;
 use crate::load::theme::ThemeFiles;
-use crate::load::Tag;
 use views::{card, entry_view, site_view, Crumb};
 
 /// One file of the built site: a relative path with `/` separators, and its bytes.
@@ -117,14 +117,13 @@ pub enum Selection {
     /// Every file of the site: what `errata build` writes.
     #[default]
     All,
-    /// After an edit that kept every URL: the entry pages and the tag and category pages
-    /// named, and every file that lists all entries (home, all failures, the tags index,
-    /// feeds, sitemap, entries.json). Not the search bundle, the theme's static files or the
-    /// other pages, which the caller keeps from the last render.
+    /// After an edit that kept every URL: the entry pages and list pages named (a list page
+    /// as its list and 1-based number), and the small files that sum up the whole site
+    /// (home, the tags index, feeds, sitemap, entries.json). Not the search bundle, the
+    /// theme's static files or the other pages, which the caller keeps from the last render.
     Only {
         entries: BTreeSet<usize>,
-        tags: BTreeSet<Tag>,
-        categories: BTreeSet<String>,
+        list_pages: BTreeSet<(lists::ListId, usize)>,
     },
 }
 
@@ -136,17 +135,12 @@ impl Selection {
         }
     }
 
-    fn tag(&self, tag: &Tag) -> bool {
+    fn list_page(&self, page: &lists::ListPage) -> bool {
         match self {
             Selection::All => true,
-            Selection::Only { tags, .. } => tags.contains(tag),
-        }
-    }
-
-    fn category(&self, key: &str) -> bool {
-        match self {
-            Selection::All => true,
-            Selection::Only { categories, .. } => categories.contains(key),
+            Selection::Only { list_pages, .. } => {
+                list_pages.contains(&(page.list.clone(), page.number))
+            }
         }
     }
 }
@@ -335,51 +329,60 @@ fn render_pages<E: From<RenderError> + Send>(
         crumbs: Vec::new(),
         extra: vec![("recent", cards(&recent))],
     });
-    let mut all: Vec<usize> = (0..site.entries.len()).collect();
-    all.sort_by(|&a, &b| site.entries[a].title.cmp(&site.entries[b].title));
-    let list = |heading: String, description_html: String, kind: &str, entries: tera::Value| {
-        vec![
-            ("heading", tera::Value::String(heading)),
-            ("description_html", tera::Value::String(description_html)),
-            ("list_kind", tera::Value::String(kind.into())),
-            ("feed_url", tera::Value::String(String::new())),
-            ("entries", entries),
-        ]
-    };
-    pages.push(Page {
-        template: "list.html",
-        path: "failures/index.html".into(),
-        root: "../".into(),
-        url: "failures/".into(),
-        crumbs: vec![
-            home.clone(),
-            Crumb {
-                title: "All failures".into(),
-                url: String::new(),
-            },
-        ],
-        extra: list("All failures".into(), String::new(), "all", cards(&all)),
-    });
-    let mut sitemap_pages: Vec<(String, Option<String>)> = Vec::new();
-    for c in &site.categories {
-        if !selection.category(&c.key) {
-            sitemap_pages.push((crate::link::Site::category_url(&c.key), None));
+    for page in lists::list_pages(site) {
+        if !selection.list_page(&page) {
             continue;
         }
-        let description = markdown::render_inline(&c.description, &NoLinks);
+        let url = page.list.page_url(page.number);
+        let root = depth_root(&url);
+        let (heading, description_html, kind, title_crumbs) = match &page.list {
+            lists::ListId::All => (
+                "All failures".to_owned(),
+                String::new(),
+                "all",
+                vec![("All failures".to_owned(), "")],
+            ),
+            lists::ListId::Category(key) => {
+                let c = site.category(key).expect("a listed category exists");
+                (
+                    c.title.clone(),
+                    markdown::render_inline(&c.description, &NoLinks),
+                    "category",
+                    vec![(c.title.clone(), "")],
+                )
+            }
+            lists::ListId::Tag(tag) => (
+                format!("#{tag}"),
+                String::new(),
+                "tag",
+                vec![("Tags".to_owned(), "tags/"), (format!("#{tag}"), "")],
+            ),
+        };
+        let mut crumbs = vec![home.clone()];
+        crumbs.extend(title_crumbs.into_iter().map(|(title, to)| Crumb {
+            title,
+            url: if to.is_empty() {
+                String::new()
+            } else {
+                format!("{root}{to}")
+            },
+        }));
+        let pager = lists::Pager::of(&page);
         pages.push(Page {
             template: "list.html",
-            path: format!("{}/index.html", c.key),
-            root: "../".into(),
-            url: crate::link::Site::category_url(&c.key),
-            crumbs: vec![
-                home.clone(),
-                Crumb {
-                    title: c.title.clone(),
-                    url: String::new(),
-                },
+            path: format!("{url}index.html"),
+            root,
+            url,
+            crumbs,
+            extra: vec![
+                ("heading", tera::Value::String(heading)),
+                ("description_html", tera::Value::String(description_html)),
+                ("list_kind", tera::Value::String(kind.into())),
+                ("feed_url", tera::Value::String(String::new())),
+                ("total", value(&page.total)),
+                ("pager", value(&pager)),
+                ("entries", cards(&page.entries)),
             ],
-            extra: list(c.title.clone(), description, "category", cards(&c.entries)),
         });
     }
     #[derive(Serialize)]
@@ -411,31 +414,6 @@ fn render_pages<E: From<RenderError> + Send>(
         ],
         extra: vec![("tags", value(&tag_list))],
     });
-    for (tag, list_of) in &site.tags {
-        let url = crate::link::Site::tag_url(tag);
-        if !selection.tag(tag) {
-            sitemap_pages.push((url, None));
-            continue;
-        }
-        pages.push(Page {
-            template: "list.html",
-            path: format!("{url}index.html"),
-            root: "../../".into(),
-            url,
-            crumbs: vec![
-                home.clone(),
-                Crumb {
-                    title: "Tags".into(),
-                    url: "../".into(),
-                },
-                Crumb {
-                    title: format!("#{tag}"),
-                    url: String::new(),
-                },
-            ],
-            extra: list(format!("#{tag}"), String::new(), "tag", cards(list_of)),
-        });
-    }
     pages.push(Page {
         template: "search.html",
         path: "search/index.html".into(),
@@ -458,12 +436,14 @@ fn render_pages<E: From<RenderError> + Send>(
         crumbs: Vec::new(),
         extra: Vec::new(),
     });
-    sitemap_pages.extend(
-        pages
-            .iter()
-            .filter(|p| p.template != "404.html")
-            .map(|p| (p.url.clone(), None)),
-    );
+    // The first page of every list, and the other pages of the site.
+    let mut sitemap_pages: Vec<(String, Option<String>)> = ["", "failures/", "tags/", "search/"]
+        .into_iter()
+        .map(String::from)
+        .chain(site.categories.iter().map(|c| crate::link::Site::category_url(&c.key)))
+        .chain(site.tags.keys().map(crate::link::Site::tag_url))
+        .map(|url| (url, None))
+        .collect();
     sitemap_pages.sort();
     sitemap_pages.extend((0..site.entries.len()).map(|i| {
         (

@@ -23,13 +23,14 @@ const TAGS: [&str; 12] = [
     "ranks",
 ];
 
-/// A site of 40 entries in two categories, each with two tags of twelve.
+/// A site of 40 entries in two categories, each with two tags of twelve; four cards to a
+/// list page, so all failures take ten pages.
 pub(super) fn write_site(root: &Path) {
     fs::create_dir_all(root.join("content/memory")).unwrap();
     fs::create_dir_all(root.join("content/distributed")).unwrap();
     fs::write(
         root.join("errata.yaml"),
-        "title: Incremental\nbase_url: https://errata.example/\ncategories:\n  memory:\n    title: Memory\n    description: Memory.\n  distributed:\n    title: Distributed\n    description: Ranks.\n",
+        "title: Incremental\nbase_url: https://errata.example/\npaginate_by: 4\ncategories:\n  memory:\n    title: Memory\n    description: Memory.\n  distributed:\n    title: Distributed\n    description: Ranks.\n",
     )
     .unwrap();
     for i in 0..ENTRIES {
@@ -202,6 +203,19 @@ fn an_edit_renders_only_what_it_touches_and_equals_a_full_build() {
         !second.complete,
         "a second title edit re-rendered everything"
     );
+    // "Failure three, renamed" moves from page 7 of all failures (after "A much longer
+    // title…" and "Failure number 0" to "…29") to the end: pages 7 to 10 change, the first
+    // six do not.
+    let paths: Vec<&str> = second.outputs.iter().map(|o| o.path.as_str()).collect();
+    for must in ["failures/page/7/index.html", "failures/page/10/index.html"] {
+        assert!(paths.contains(&must), "the rebuild skipped {must}: {paths:?}");
+    }
+    for skip in ["failures/index.html", "failures/page/6/index.html"] {
+        assert!(
+            !paths.contains(&skip),
+            "{skip}, which the edit did not change, was rendered again"
+        );
+    }
     apply(&mut served, second);
     assert_same(&served, &full(root));
 
@@ -241,4 +255,68 @@ fn an_edit_renders_only_what_it_touches_and_equals_a_full_build() {
     assert!(removed.complete);
     apply(&mut served, removed);
     assert_same(&served, &full(root));
+}
+
+/// The cards of one list page, as the entry URLs they link, in order.
+fn card_links(html: &str) -> Vec<String> {
+    html.split("class=\"card-link\" href=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn lists_are_cut_into_linked_pages_that_show_every_entry_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_site(root);
+    let site = full(root);
+    let page = |path: &str| -> String {
+        String::from_utf8(site.get(path).unwrap_or_else(|| panic!("no {path}")).clone()).unwrap()
+    };
+    // All failures: ten pages of four, in title order, every entry once.
+    let mut seen = Vec::new();
+    for n in 1..=10 {
+        let path = if n == 1 {
+            "failures/index.html".to_owned()
+        } else {
+            format!("failures/page/{n}/index.html")
+        };
+        let html = page(&path);
+        let cards = card_links(&html);
+        assert_eq!(cards.len(), 4, "{path} has {} cards", cards.len());
+        assert!(html.contains("40 entries, page"), "{path} does not say its place");
+        assert_eq!(html.contains("rel=\"prev\""), n > 1, "{path}: prev link");
+        assert_eq!(html.contains("rel=\"next\""), n < 10, "{path}: next link");
+        // Every page link of the pager leads to a page of the site.
+        let depth = if n == 1 { "../" } else { "../../../" };
+        for link in html.split("class=\"pager\"").nth(1).unwrap().split("</nav>").next().unwrap().split("href=\"").skip(1) {
+            let href = link.split('"').next().unwrap();
+            let target = format!("{}index.html", href.strip_prefix(depth).unwrap());
+            assert!(site.contains_key(&target), "{path} links {href}, which is not a page");
+        }
+        seen.extend(cards.into_iter().map(|c| c.trim_start_matches(depth).to_owned()));
+    }
+    assert!(!site.contains_key("failures/page/11/index.html"));
+    assert!(!site.contains_key("failures/page/1/index.html"));
+    let mut unique = seen.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ENTRIES, "entries missing or shown twice: {seen:?}");
+    let titles: Vec<String> = seen
+        .iter()
+        .map(|url| {
+            let html = page(&format!("{url}index.html"));
+            html.split("<h1 id=\"entry-title\">").nth(1).unwrap().split('<').next().unwrap().to_owned()
+        })
+        .collect();
+    let mut sorted = titles.clone();
+    sorted.sort();
+    assert_eq!(titles, sorted, "all failures is not in title order across its pages");
+    // A category of 20 entries takes five pages; the sitemap names only first pages.
+    assert!(site.contains_key("memory/page/5/index.html"));
+    assert!(!site.contains_key("memory/page/6/index.html"));
+    let sitemap = String::from_utf8(site["sitemap.xml"].clone()).unwrap();
+    assert!(sitemap.contains("https://errata.example/memory/<"));
+    assert!(!sitemap.contains("/page/"));
 }
