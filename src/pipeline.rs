@@ -211,8 +211,33 @@ pub struct Incremental {
     options: CheckOptions,
     cache: LoadCache,
     last: Option<(Checked, tera::Tera)>,
-    /// The search index kept open for edits; started at the first edit after a full render.
-    live: Option<errata_search::LiveIndex>,
+    /// The search index kept open for edits: started on its own thread after each full
+    /// render, so the first edit does not wait seconds for it.
+    live: Option<Live>,
+}
+
+/// The kept-open search index, or the thread still indexing it.
+enum Live {
+    Building(std::thread::JoinHandle<Result<errata_search::LiveIndex, errata_search::WriteError>>),
+    Ready(errata_search::LiveIndex),
+}
+
+impl Live {
+    fn start(site: &Site) -> Live {
+        let documents = crate::search::documents(site);
+        Live::Building(std::thread::spawn(move || {
+            errata_search::LiveIndex::new(&documents)
+        }))
+    }
+
+    fn ready(self) -> Result<errata_search::LiveIndex, errata_search::WriteError> {
+        match self {
+            Live::Ready(live) => Ok(live),
+            Live::Building(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        }
+    }
 }
 
 /// What one rebuild produced.
@@ -255,7 +280,7 @@ impl Incremental {
         let complete = selection == Selection::All;
         timings.lap("render");
         if complete {
-            self.live = None;
+            self.live = Some(Live::start(&checked.site));
         } else {
             outputs.push(self.live_bundle(&checked.site, &selection)?);
             timings.lap("search bundle");
@@ -273,7 +298,8 @@ impl Incremental {
     fn live_bundle(&mut self, site: &Site, selection: &Selection) -> Result<Output, PipelineError> {
         let index_error = |e| PipelineError::Render(RenderError::Search(e));
         let live = match (self.live.take(), selection) {
-            (Some(mut live), Selection::Only { entries, .. }) => {
+            (Some(live), Selection::Only { entries, .. }) => {
+                let mut live = live.ready().map_err(index_error)?;
                 live.replace(
                     entries
                         .iter()
@@ -286,7 +312,7 @@ impl Incremental {
                 .map_err(index_error)?,
         };
         let bytes = live.bundle().map_err(index_error)?;
-        self.live = Some(live);
+        self.live = Some(Live::Ready(live));
         Ok(Output {
             path: crate::search::BUNDLE_PATH.into(),
             bytes,
