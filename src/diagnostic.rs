@@ -111,16 +111,25 @@ pub fn sort_problems(problems: &mut Vec<Problem>) {
 /// The text of each content file, kept so problems can quote their line.
 #[derive(Debug, Default, Clone)]
 pub struct Sources {
-    texts: BTreeMap<PathBuf, String>,
+    /// Shared with the load cache `errata serve` keeps, so a rebuild copies no text.
+    texts: BTreeMap<PathBuf, std::sync::Arc<str>>,
 }
 
 impl Sources {
-    pub fn insert(&mut self, file: PathBuf, text: String) {
-        self.texts.insert(file, text);
+    pub fn insert(&mut self, file: PathBuf, text: impl Into<std::sync::Arc<str>>) {
+        self.texts.insert(file, text.into());
     }
 
     pub fn get(&self, file: &Path) -> Option<&str> {
-        self.texts.get(file).map(String::as_str)
+        self.texts.get(file).map(|t| &**t)
+    }
+
+    /// Whether `file` has the same text in both (pointer-equal texts are not compared).
+    pub fn same(&self, other: &Sources, file: &Path) -> bool {
+        match (self.texts.get(file), other.texts.get(file)) {
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
+            (a, b) => a.is_none() && b.is_none(),
+        }
     }
 }
 
@@ -239,7 +248,7 @@ mod tests {
     #[test]
     fn snippet_shows_line_and_hint() {
         let mut sources = Sources::default();
-        sources.insert("a.md".into(), "---\ntitle: x\nseverty: high\n---\n".into());
+        sources.insert("a.md".into(), "---\ntitle: x\nseverty: high\n---\n");
         let p = Problem::error("a.md", 3, 1, "unknown field `severty`")
             .with_hint("did you mean `severity`?");
         let out = render(&p, &sources);

@@ -328,14 +328,16 @@ fn plan(old: &Checked, new: &Checked) -> Selection {
             .iter()
             .zip(&b.entries)
             .all(|(x, y)| x.slug == y.slug && x.category == y.category);
-    if !same_urls || !a.tags.keys().eq(b.tags.keys()) || a.config.paginate_by != b.config.paginate_by
+    if !same_urls
+        || !a.tags.keys().eq(b.tags.keys())
+        || a.config.paginate_by != b.config.paginate_by
     {
         return Selection::All;
     }
     let changed: std::collections::BTreeSet<usize> = (0..b.entries.len())
         .filter(|&i| {
             let file = &b.entries[i].file;
-            a.entries[i].file != *file || old.sources.get(file) != new.sources.get(file)
+            a.entries[i].file != *file || !old.sources.same(&new.sources, file)
         })
         .collect();
     let mut entries = changed.clone();

@@ -11,6 +11,7 @@ mod links;
 mod warnings;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 pub use links::{internal_links, parse_target, InternalLink};
 pub use warnings::warnings;
@@ -35,7 +36,8 @@ pub struct Category {
 #[derive(Debug)]
 pub struct Site {
     pub config: Config,
-    pub entries: Vec<Entry>,
+    /// Shared with the load cache `errata serve` keeps.
+    pub entries: Vec<Arc<Entry>>,
     pub by_slug: HashMap<Slug, usize>,
     /// Each tag with its entries, sorted by title.
     pub tags: BTreeMap<Tag, Vec<usize>>,
@@ -73,7 +75,7 @@ impl Site {
 /// `failed` names slugs of files that did not load; links to them are not reported twice.
 pub fn link(
     config: Config,
-    mut entries: Vec<Entry>,
+    mut entries: Vec<Arc<Entry>>,
     failed: &[Slug],
     problems: &mut Vec<Problem>,
 ) -> Site {
@@ -161,7 +163,7 @@ pub fn link(
 
 /// Two entries with one slug (or file names that differ only by case) would write one page.
 /// Reports each file, naming the other, and keeps only the first so links still resolve.
-fn check_duplicates(entries: &mut Vec<Entry>, problems: &mut Vec<Problem>) {
+fn check_duplicates(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec<Problem>) {
     let mut first: HashMap<Slug, usize> = HashMap::new();
     let mut drop = BTreeSet::new();
     for (i, e) in entries.iter().enumerate() {
@@ -257,7 +259,7 @@ fn check_references(
 /// ties), then the rest of the category. Candidates come from the tag map, so the cost grows
 /// with the size of each entry's tag neighbourhood, not with the square of the site.
 fn related_entries(
-    entries: &[Entry],
+    entries: &[Arc<Entry>],
     by_slug: &HashMap<Slug, usize>,
     tags: &BTreeMap<Tag, Vec<usize>>,
     categories: &[Category],

@@ -72,7 +72,8 @@ pub struct Reference {
 pub struct Loaded {
     pub root: PathBuf,
     pub config: Config,
-    pub entries: Vec<Entry>,
+    /// Shared with the load cache `errata serve` keeps, so a rebuild copies no entry.
+    pub entries: Vec<std::sync::Arc<Entry>>,
     pub problems: Vec<Problem>,
     pub sources: Sources,
     /// The site's own theme folder, when it has one.
@@ -175,7 +176,7 @@ pub fn load_site_cached(
     }
     let (files, mut problems) = walk_content(root, &content);
     let old = std::mem::take(&mut cache.files);
-    let outcomes: Vec<(PathBuf, FileOutcome)> = files
+    let outcomes: Vec<(PathBuf, std::sync::Arc<FileOutcome>)> = files
         .par_iter()
         .map(|(display, path)| {
             // Stamped before reading: a change made while reading is seen next time.
@@ -196,8 +197,7 @@ pub fn load_site_cached(
             if let Some(stamp) = stamp {
                 cache.files.insert(path.clone(), (stamp, outcome.clone()));
             }
-            // The cache keeps its own reference, so the site gets a copy.
-            (display.clone(), FileOutcome::clone(&outcome))
+            (display.clone(), outcome)
         })
         .collect();
     drop(old);
@@ -205,14 +205,14 @@ pub fn load_site_cached(
     let mut checked = Vec::with_capacity(outcomes.len());
     let mut failed_slugs = Vec::new();
     for (display, outcome) in outcomes {
-        failed_slugs.extend(outcome.slug);
-        if let Some(text) = outcome.text {
-            sources.insert(display, text);
+        failed_slugs.extend(outcome.slug.clone());
+        if let Some(text) = &outcome.text {
+            sources.insert(display, text.clone());
         }
-        problems.extend(outcome.problems);
-        match outcome.entry {
+        problems.extend(outcome.problems.iter().cloned());
+        match &outcome.entry {
             Some(entry) if entry.draft && !options.drafts => {}
-            Some(entry) => checked.push(entry),
+            Some(entry) => checked.push(entry.clone()),
             None => {}
         }
     }
@@ -320,10 +320,10 @@ fn io_reason(error: &std::io::Error) -> String {
 
 /// One file's outcome: its normalised text when it decoded (for snippets), the entry when it
 /// checked, and every problem found in it.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct FileOutcome {
-    text: Option<String>,
-    entry: Option<Entry>,
+    text: Option<std::sync::Arc<str>>,
+    entry: Option<std::sync::Arc<Entry>>,
     problems: Vec<Problem>,
     /// The slug the file would have had, when it failed.
     slug: Option<Slug>,
@@ -340,7 +340,7 @@ fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
             .as_deref()
             .and_then(explicit_slug)
             .or_else(|| Slug::from_stem(&stem).ok()),
-        text,
+        text: text.map(Into::into),
         entry: None,
         problems: vec![problem],
     };
@@ -397,13 +397,13 @@ fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
         .or_else(|| Slug::from_stem(&stem).ok());
     match check(display, &content_path, &stem, raw, &split) {
         Ok(entry) => FileOutcome {
-            text: Some(split.text),
-            entry: Some(entry),
+            text: Some(split.text.into()),
+            entry: Some(std::sync::Arc::new(entry)),
             problems: Vec::new(),
             slug: None,
         },
         Err(problems) => FileOutcome {
-            text: Some(split.text),
+            text: Some(split.text.into()),
             entry: None,
             problems,
             slug,

@@ -19,7 +19,10 @@ impl Slug {
             return Err("a slug cannot be empty".into());
         }
         if raw == "page" {
-            return Err("slug `page` is where a list's later pages go (`memory/page/2/`); choose another".into());
+            return Err(
+                "slug `page` is where a list's later pages go (`memory/page/2/`); choose another"
+                    .into(),
+            );
         }
         if raw.contains("..") || raw.contains('/') || raw.contains('\\') {
             return Err(format!("slug `{raw}` may not contain `..`, `/` or `\\`"));

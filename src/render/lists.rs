@@ -179,7 +179,10 @@ mod tests {
         let numbers = |p: &Pager| p.links.iter().map(|l| l.number).collect::<Vec<_>>();
         assert_eq!(numbers(&Pager::of(&page(1, 1))), [1]);
         assert_eq!(numbers(&Pager::of(&page(1, 10))), [1, 2, 3, 0, 10]);
-        assert_eq!(numbers(&Pager::of(&page(6, 10))), [1, 0, 4, 5, 6, 7, 8, 0, 10]);
+        assert_eq!(
+            numbers(&Pager::of(&page(6, 10))),
+            [1, 0, 4, 5, 6, 7, 8, 0, 10]
+        );
         assert_eq!(numbers(&Pager::of(&page(4, 10))), [1, 2, 3, 4, 5, 6, 0, 10]);
         let p = Pager::of(&page(1, 3));
         assert_eq!((p.prev.as_str(), p.next.as_str()), ("", "failures/page/2/"));

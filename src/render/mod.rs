@@ -440,7 +440,11 @@ fn render_pages<E: From<RenderError> + Send>(
     let mut sitemap_pages: Vec<(String, Option<String>)> = ["", "failures/", "tags/", "search/"]
         .into_iter()
         .map(String::from)
-        .chain(site.categories.iter().map(|c| crate::link::Site::category_url(&c.key)))
+        .chain(
+            site.categories
+                .iter()
+                .map(|c| crate::link::Site::category_url(&c.key)),
+        )
         .chain(site.tags.keys().map(crate::link::Site::tag_url))
         .map(|url| (url, None))
         .collect();

@@ -208,7 +208,10 @@ fn an_edit_renders_only_what_it_touches_and_equals_a_full_build() {
     // six do not.
     let paths: Vec<&str> = second.outputs.iter().map(|o| o.path.as_str()).collect();
     for must in ["failures/page/7/index.html", "failures/page/10/index.html"] {
-        assert!(paths.contains(&must), "the rebuild skipped {must}: {paths:?}");
+        assert!(
+            paths.contains(&must),
+            "the rebuild skipped {must}: {paths:?}"
+        );
     }
     for skip in ["failures/index.html", "failures/page/6/index.html"] {
         assert!(
@@ -272,7 +275,12 @@ fn lists_are_cut_into_linked_pages_that_show_every_entry_once() {
     write_site(root);
     let site = full(root);
     let page = |path: &str| -> String {
-        String::from_utf8(site.get(path).unwrap_or_else(|| panic!("no {path}")).clone()).unwrap()
+        String::from_utf8(
+            site.get(path)
+                .unwrap_or_else(|| panic!("no {path}"))
+                .clone(),
+        )
+        .unwrap()
     };
     // All failures: ten pages of four, in title order, every entry once.
     let mut seen = Vec::new();
@@ -285,34 +293,66 @@ fn lists_are_cut_into_linked_pages_that_show_every_entry_once() {
         let html = page(&path);
         let cards = card_links(&html);
         assert_eq!(cards.len(), 4, "{path} has {} cards", cards.len());
-        assert!(html.contains("40 entries, page"), "{path} does not say its place");
+        assert!(
+            html.contains("40 entries, page"),
+            "{path} does not say its place"
+        );
         assert_eq!(html.contains("rel=\"prev\""), n > 1, "{path}: prev link");
         assert_eq!(html.contains("rel=\"next\""), n < 10, "{path}: next link");
         // Every page link of the pager leads to a page of the site.
         let depth = if n == 1 { "../" } else { "../../../" };
-        for link in html.split("class=\"pager\"").nth(1).unwrap().split("</nav>").next().unwrap().split("href=\"").skip(1) {
+        for link in html
+            .split("class=\"pager\"")
+            .nth(1)
+            .unwrap()
+            .split("</nav>")
+            .next()
+            .unwrap()
+            .split("href=\"")
+            .skip(1)
+        {
             let href = link.split('"').next().unwrap();
             let target = format!("{}index.html", href.strip_prefix(depth).unwrap());
-            assert!(site.contains_key(&target), "{path} links {href}, which is not a page");
+            assert!(
+                site.contains_key(&target),
+                "{path} links {href}, which is not a page"
+            );
         }
-        seen.extend(cards.into_iter().map(|c| c.trim_start_matches(depth).to_owned()));
+        seen.extend(
+            cards
+                .into_iter()
+                .map(|c| c.trim_start_matches(depth).to_owned()),
+        );
     }
     assert!(!site.contains_key("failures/page/11/index.html"));
     assert!(!site.contains_key("failures/page/1/index.html"));
     let mut unique = seen.clone();
     unique.sort();
     unique.dedup();
-    assert_eq!(unique.len(), ENTRIES, "entries missing or shown twice: {seen:?}");
+    assert_eq!(
+        unique.len(),
+        ENTRIES,
+        "entries missing or shown twice: {seen:?}"
+    );
     let titles: Vec<String> = seen
         .iter()
         .map(|url| {
             let html = page(&format!("{url}index.html"));
-            html.split("<h1 id=\"entry-title\">").nth(1).unwrap().split('<').next().unwrap().to_owned()
+            html.split("<h1 id=\"entry-title\">")
+                .nth(1)
+                .unwrap()
+                .split('<')
+                .next()
+                .unwrap()
+                .to_owned()
         })
         .collect();
     let mut sorted = titles.clone();
     sorted.sort();
-    assert_eq!(titles, sorted, "all failures is not in title order across its pages");
+    assert_eq!(
+        titles, sorted,
+        "all failures is not in title order across its pages"
+    );
     // A category of 20 entries takes five pages; the sitemap names only first pages.
     assert!(site.contains_key("memory/page/5/index.html"));
     assert!(!site.contains_key("memory/page/6/index.html"));
