@@ -5,7 +5,6 @@
 //! parse (`error: content/x.md:7:3: message`), a source snippet with a caret (codespan-reporting),
 //! and GitHub Actions annotations. It never decides what is wrong, only how to say it.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -112,7 +111,7 @@ pub fn sort_problems(problems: &mut Vec<Problem>) {
 #[derive(Debug, Default, Clone)]
 pub struct Sources {
     /// Shared with the load cache `errata serve` keeps, so a rebuild copies no text.
-    texts: BTreeMap<PathBuf, std::sync::Arc<str>>,
+    texts: std::collections::HashMap<PathBuf, std::sync::Arc<str>>,
 }
 
 impl Sources {

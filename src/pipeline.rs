@@ -336,8 +336,10 @@ fn plan(old: &Checked, new: &Checked) -> Selection {
     }
     let changed: std::collections::BTreeSet<usize> = (0..b.entries.len())
         .filter(|&i| {
+            // An entry the load cache kept is the same object, so most are not compared.
             let file = &b.entries[i].file;
-            a.entries[i].file != *file || !old.sources.same(&new.sources, file)
+            !std::sync::Arc::ptr_eq(&a.entries[i], &b.entries[i])
+                && (a.entries[i].file != *file || !old.sources.same(&new.sources, file))
         })
         .collect();
     let mut entries = changed.clone();

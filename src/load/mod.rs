@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod front_matter;
+mod plain;
 pub mod theme;
 pub mod types;
 
@@ -20,6 +21,7 @@ use rayon::prelude::*;
 
 pub use config::Config;
 use front_matter::{ParseFailure, RawFrontMatter, Spans, Split};
+pub use plain::plain_text;
 pub use types::{Kind, Severity, Slug, Tag};
 
 use crate::diagnostic::{Problem, Sources};
@@ -38,6 +40,8 @@ pub struct Entry {
     pub kind: Kind,
     pub tags: Vec<Tag>,
     pub summary: String,
+    /// `summary` as plain text ([`plain_text`]).
+    pub summary_text: String,
     pub signatures: Vec<String>,
     pub fingerprint: Option<String>,
     pub symptoms: Vec<Symptom>,
@@ -608,6 +612,7 @@ fn check(
         severity,
         kind,
         tags,
+        summary_text: plain_text(&summary),
         summary,
         signatures: raw
             .signatures

@@ -6,7 +6,6 @@
 
 use serde::Serialize;
 
-use super::views::plain_text;
 use crate::link::Site;
 
 fn xml(s: &str) -> String {
@@ -74,7 +73,7 @@ pub fn atom(site: &Site) -> String {
             xml(&url),
             xml(&site.config.title),
             xml(&e.category),
-            xml(&plain_text(&e.summary)),
+            xml(&e.summary_text),
         ));
     }
     out.push_str("</feed>\n");
@@ -116,7 +115,7 @@ struct EntryJson<'a> {
     severity: &'static str,
     kind: &'static str,
     tags: Vec<&'a str>,
-    summary: String,
+    summary: &'a str,
     signatures: &'a [String],
     related: Vec<&'a str>,
     updated: Option<String>,
@@ -135,7 +134,7 @@ pub fn entries_json(site: &Site) -> String {
                 severity: e.severity.as_str(),
                 kind: e.kind.as_str(),
                 tags: e.tags.iter().map(|t| t.as_str()).collect(),
-                summary: plain_text(&e.summary),
+                summary: &e.summary_text,
                 signatures: &e.signatures,
                 related: site.related[i]
                     .iter()

@@ -47,7 +47,7 @@ pub struct Crumb {
 pub struct Card<'a> {
     pub title: &'a str,
     pub url: String,
-    pub summary_text: String,
+    pub summary_text: &'a str,
     pub severity: &'static str,
     pub kind: &'static str,
     pub category_title: &'a str,
@@ -94,7 +94,7 @@ pub struct EntryView<'a> {
     pub category: CategoryRef<'a>,
     pub tags: Vec<LinkView<'a>>,
     pub summary_html: String,
-    pub summary_text: String,
+    pub summary_text: &'a str,
     pub fingerprint_html: String,
     pub fix_html: String,
     pub symptoms: Vec<SymptomView>,
@@ -141,7 +141,7 @@ pub fn card(site: &Site, index: usize) -> Card<'_> {
     Card {
         title: &e.title,
         url: site.entry_url(index),
-        summary_text: plain_text(&e.summary),
+        summary_text: &e.summary_text,
         severity: e.severity.as_str(),
         kind: e.kind.as_str(),
         category_title: site.category_title(&e.category),
@@ -213,7 +213,7 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
         },
         tags: tag_links(e, usize::MAX),
         summary_html: inline(&e.summary),
-        summary_text: plain_text(&e.summary),
+        summary_text: &e.summary_text,
         fingerprint_html: e.fingerprint.as_deref().map(inline).unwrap_or_default(),
         fix_html: e.fix.as_deref().map(inline).unwrap_or_default(),
         symptoms: e
@@ -324,19 +324,4 @@ fn json_ld(faq: &[FaqItem]) -> String {
         .replace('&', "\\u0026")
 }
 
-/// Markdown to plain text for meta descriptions, feeds and JSON: code spans and emphasis
-/// unwrapped, whitespace collapsed.
-pub fn plain_text(markdown: &str) -> String {
-    use pulldown_cmark::{Event, Parser};
-    let mut out = String::with_capacity(markdown.len());
-    for event in Parser::new(markdown) {
-        match event {
-            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => {
-                out.push_str(&t)
-            }
-            Event::SoftBreak | Event::HardBreak | Event::End(_) => out.push(' '),
-            _ => {}
-        }
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+pub use crate::load::plain_text;
