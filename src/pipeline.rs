@@ -68,14 +68,16 @@ pub struct CheckOptions {
 
 /// Loads, links and adds the warnings; fails with every problem if any is an error.
 pub fn check_with(root: &Path, options: &CheckOptions) -> Result<Checked, PipelineError> {
-    check_cached(root, options, &mut LoadCache::default())
+    check_cached(root, options, &mut LoadCache::default(), None)
 }
 
-/// [`check_with`], reusing the files of `cache` that have not changed.
+/// [`check_with`], reusing the files of `cache` that have not changed, and what linking
+/// `previous` found where the edit cannot have changed it.
 fn check_cached(
     root: &Path,
     options: &CheckOptions,
     cache: &mut LoadCache,
+    previous: Option<&Site>,
 ) -> Result<Checked, PipelineError> {
     let (drafts, base_url) = (options.drafts, options.base_url.as_deref());
     let mut timings = Timings::from_env();
@@ -86,7 +88,13 @@ fn check_cached(
     if let Some(url) = base_url {
         config.base_url = url.to_owned();
     }
-    let site = link::link(config, loaded.entries, &loaded.failed_slugs, &mut problems);
+    let site = link::relink(
+        config,
+        loaded.entries,
+        &loaded.failed_slugs,
+        &mut problems,
+        previous,
+    );
     timings.lap("  link");
     problems.extend(link::warnings(&site, chrono::Local::now().date_naive()));
     timings.lap("  warnings");
@@ -264,7 +272,8 @@ impl Incremental {
     /// On failure the state of the last good build is kept.
     pub fn rebuild(&mut self, everything: bool) -> Result<Rebuilt, PipelineError> {
         let mut timings = Timings::from_env();
-        let checked = check_cached(&self.root, &self.options, &mut self.cache)?;
+        let previous = self.last.as_ref().map(|(checked, _)| &checked.site);
+        let checked = check_cached(&self.root, &self.options, &mut self.cache, previous)?;
         timings.lap("load + link");
         let previous = self.last.take();
         let (selection, tera) = match previous {

@@ -75,9 +75,22 @@ impl Site {
 /// `failed` names slugs of files that did not load; links to them are not reported twice.
 pub fn link(
     config: Config,
+    entries: Vec<Arc<Entry>>,
+    failed: &[Slug],
+    problems: &mut Vec<Problem>,
+) -> Site {
+    relink(config, entries, failed, problems, None)
+}
+
+/// [`link`], after an edit: when `previous` is the site before it, and no entry's slug,
+/// category, tags or `related` changed and no category's order moved, the related lists
+/// (most of the stage's time) are taken from it instead of computed again.
+pub fn relink(
+    config: Config,
     mut entries: Vec<Arc<Entry>>,
     failed: &[Slug],
     problems: &mut Vec<Problem>,
+    previous: Option<&Site>,
 ) -> Site {
     entries.sort_by(|a, b| a.slug.cmp(&b.slug).then_with(|| a.file.cmp(&b.file)));
     check_duplicates(&mut entries, problems);
@@ -150,7 +163,10 @@ pub fn link(
     for list in tags.values_mut() {
         by_title(list);
     }
-    let related = related_entries(&entries, &by_slug, &tags, &categories, &category_index);
+    let related = match previous.filter(|p| same_neighbourhoods(p, &entries, &categories)) {
+        Some(previous) => previous.related.clone(),
+        None => related_entries(&entries, &by_slug, &tags, &categories, &category_index),
+    };
     Site {
         config,
         entries,
@@ -159,6 +175,24 @@ pub fn link(
         categories,
         related,
     }
+}
+
+/// Whether every input of [`related_entries`] is as it was in `previous`.
+fn same_neighbourhoods(previous: &Site, entries: &[Arc<Entry>], categories: &[Category]) -> bool {
+    previous.entries.len() == entries.len()
+        && previous.entries.iter().zip(entries).all(|(a, b)| {
+            Arc::ptr_eq(a, b)
+                || (a.slug == b.slug
+                    && a.category == b.category
+                    && a.tags == b.tags
+                    && a.related == b.related)
+        })
+        && previous.categories.len() == categories.len()
+        && previous
+            .categories
+            .iter()
+            .zip(categories)
+            .all(|(a, b)| a.key == b.key && a.entries == b.entries)
 }
 
 /// Two entries with one slug (or file names that differ only by case) would write one page.

@@ -360,3 +360,50 @@ fn lists_are_cut_into_linked_pages_that_show_every_entry_once() {
     assert!(sitemap.contains("https://errata.example/memory/<"));
     assert!(!sitemap.contains("/page/"));
 }
+
+/// Entries that share no tag are related by their category's title order: a title edit
+/// that moves an entry in that order changes other entries' related lists, which a rebuild
+/// must compute again rather than keep.
+#[test]
+fn a_title_that_moves_in_its_category_changes_related_lists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::create_dir_all(root.join("content/memory")).unwrap();
+    fs::write(
+        root.join("errata.yaml"),
+        "title: Related\ncategories:\n  memory:\n    title: Memory\n",
+    )
+    .unwrap();
+    let write = |i: usize, title: &str| {
+        fs::write(
+            root.join(format!("content/memory/entry-{i}.md")),
+            format!("---\ntitle: {title}\ncategory: memory\nseverity: low\nsummary: Entry {i}.\nsignatures:\n  - \"RuntimeError: code {i}\"\n---\nBody {i}.\n"),
+        )
+        .unwrap();
+    };
+    for i in 0..10 {
+        write(i, &format!("Failure {i}"));
+    }
+    let mut builder = Incremental::new(root, options());
+    let mut served = BTreeMap::new();
+    apply(&mut served, builder.rebuild(true).unwrap());
+    assert_same(&served, &full(root));
+    let related_of_0 = |served: &BTreeMap<String, Vec<u8>>| {
+        let html = String::from_utf8_lossy(&served["memory/entry-0/index.html"]).into_owned();
+        html.split("id=\"related\"")
+            .nth(1)
+            .unwrap()
+            .contains("Aardvark")
+    };
+    assert!(!related_of_0(&served));
+    // Entry 9 was last in the category; now it sorts first, so it is among entry 0's six.
+    write(9, "Aardvark failure");
+    let edit = builder.rebuild(false).unwrap();
+    assert!(!edit.complete);
+    apply(&mut served, edit);
+    assert_same(&served, &full(root));
+    assert!(
+        related_of_0(&served),
+        "entry 0's related list was kept from before the edit"
+    );
+}
