@@ -7,13 +7,11 @@
 //! first, then by shared tags and category, at most [`MAX_RELATED`]). Every problem is
 //! collected; links to a file that failed to load are not reported a second time.
 
-mod links;
 mod warnings;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-pub use links::{internal_links, parse_target, InternalLink};
 pub use warnings::warnings;
 
 use crate::diagnostic::{did_you_mean, Problem};
@@ -267,14 +265,7 @@ fn check_references(
             );
         }
     }
-    // Only a body that mentions `@` (or an entity that could spell it) can hold such a link.
-    let may_link = entry.body.contains('@') || entry.body.contains('&');
-    let links = if may_link {
-        internal_links(&entry.body)
-    } else {
-        Vec::new()
-    };
-    for link in links {
+    for link in &entry.links {
         if Slug::parse(&link.slug).ok().filter(|s| exists(s)).is_none() {
             problems.push(
                 Problem::error(

@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod front_matter;
+mod links;
 mod plain;
 pub mod theme;
 pub mod types;
@@ -21,6 +22,7 @@ use rayon::prelude::*;
 
 pub use config::Config;
 use front_matter::{ParseFailure, RawFrontMatter, Spans, Split};
+pub use links::{internal_links, parse_target, InternalLink};
 pub use plain::plain_text;
 pub use types::{Kind, Severity, Slug, Tag};
 
@@ -54,6 +56,8 @@ pub struct Entry {
     pub updated: Option<NaiveDate>,
     pub draft: bool,
     pub body: String,
+    /// The body's `[text](@/slug)` links.
+    pub links: Vec<InternalLink>,
     /// 1-based line of the body's first line in the file.
     pub body_line: usize,
     pub spans: Spans,
@@ -643,6 +647,15 @@ fn check(
             .collect(),
         updated: raw.updated,
         draft: raw.draft,
+        links: {
+            // Only a body that mentions `@` (or an entity that could spell it) can hold one.
+            let body = &split.text[split.body.clone()];
+            if body.contains('@') || body.contains('&') {
+                internal_links(body)
+            } else {
+                Vec::new()
+            }
+        },
         body: split.text[split.body.clone()].to_owned(),
         body_line: split.body_line,
         spans,

@@ -13,7 +13,7 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser
 use serde::Serialize;
 
 use super::highlight::{self, escape};
-use crate::link::parse_target;
+use crate::load::parse_target;
 
 /// The Markdown extensions errata turns on, shared with the link stage's scan.
 pub fn options() -> Options {

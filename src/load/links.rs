@@ -2,6 +2,7 @@
 //!
 //! Takes a body; yields each internal link with its slug, optional `#anchor` and 1-based
 //! position in the body. Links inside code are not links and are skipped by the parser.
+//! Found when the file loads (and kept by the load cache); the link stage checks the slugs.
 
 use pulldown_cmark::{Event, Parser, Tag};
 
