@@ -280,6 +280,7 @@ impl Incremental {
             Some((old, tera)) if !everything => (plan(&old, &checked), tera),
             _ => (Selection::All, render::compile_templates(&checked.theme)?),
         };
+        timings.lap("plan");
         let mut outputs =
             render::render_selected(&checked.site, &checked.theme, &tera, &selection, &|| {})?;
         let entry_pages = match &selection {

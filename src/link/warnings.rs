@@ -116,14 +116,24 @@ fn stem(tag: &str) -> String {
 }
 
 fn isolated_entries(site: &Site, out: &mut Vec<Problem>) {
-    let linked_to: std::collections::HashSet<&crate::load::Slug> =
-        site.entries.iter().flat_map(|e| e.related.iter()).collect();
+    // Marked by index, walking the tag map and the related lists once.
+    let mut shares_tag = vec![false; site.entries.len()];
+    for list in site.tags.values().filter(|l| l.len() > 1) {
+        for &i in list {
+            shares_tag[i] = true;
+        }
+    }
+    let mut linked_to = vec![false; site.entries.len()];
     for e in &site.entries {
-        let shares_tag = e
-            .tags
-            .iter()
-            .any(|t| site.tags.get(t).is_some_and(|l| l.len() > 1));
-        let linked = !e.related.is_empty() || linked_to.contains(&e.slug);
+        for slug in &e.related {
+            if let Some(&j) = site.by_slug.get(slug) {
+                linked_to[j] = true;
+            }
+        }
+    }
+    for (i, e) in site.entries.iter().enumerate() {
+        let shares_tag = shares_tag[i];
+        let linked = !e.related.is_empty() || linked_to[i];
         if !shares_tag && !linked {
             let (line, column) = e.spans.key("related");
             out.push(
@@ -142,22 +152,59 @@ fn isolated_entries(site: &Site, out: &mut Vec<Problem>) {
 }
 
 fn shared_signatures(site: &Site, out: &mut Vec<Problem>) {
-    let mut by_text: BTreeMap<String, Vec<(usize, &str)>> = BTreeMap::new();
-    for (i, e) in site.entries.iter().enumerate() {
-        for s in &e.signatures {
-            by_text
-                .entry(s.trim().to_lowercase())
-                .or_default()
-                .push((i, s));
+    // Grouped by a hash of the normalised text (trimmed, lowercase), sorted; only texts
+    // whose hashes meet are compared, so no key is allocated for the unique ones.
+    let normal = |s: &str| -> String {
+        let t = s.trim();
+        if t.is_ascii() {
+            t.to_ascii_lowercase()
+        } else {
+            t.to_lowercase()
         }
+    };
+    // The bytes of the normal form, hashed in one write.
+    let hash = |s: &str| -> u64 {
+        use std::hash::Hasher;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let t = s.trim();
+        if t.is_ascii() {
+            let mut buf = [0u8; 256];
+            for chunk in t.as_bytes().chunks(buf.len()) {
+                let part = &mut buf[..chunk.len()];
+                part.copy_from_slice(chunk);
+                part.make_ascii_lowercase();
+                h.write(part);
+            }
+        } else {
+            h.write(normal(t).as_bytes());
+        }
+        h.finish()
+    };
+    let mut hashed: Vec<(u64, usize, &str)> = site
+        .entries
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| e.signatures.iter().map(move |s| (i, s.as_str())))
+        .map(|(i, s)| (hash(s), i, s))
+        .collect();
+    hashed.sort_unstable();
+    let mut shared: Vec<(String, Vec<(usize, &str)>)> = Vec::new();
+    for run in hashed.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
+        let mut by_text: BTreeMap<String, Vec<(usize, &str)>> = BTreeMap::new();
+        for &(_, i, s) in run {
+            by_text.entry(normal(s)).or_default().push((i, s));
+        }
+        shared.extend(by_text.into_iter().filter(|(_, h)| h.len() > 1));
     }
+    // In text order, so the warnings come out the same way every time.
+    shared.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     // Entries that list each other as related share an error on purpose (one message, two
     // causes); any other holder of the same signature is likely a copy.
     let linked = |a: usize, b: usize| {
         site.entries[a].related.contains(&site.entries[b].slug)
             && site.entries[b].related.contains(&site.entries[a].slug)
     };
-    for holders in by_text.values().filter(|h| h.len() > 1) {
+    for (_, holders) in &shared {
         for (k, &(i, sig)) in holders.iter().enumerate() {
             let others: Vec<String> = holders
                 .iter()
