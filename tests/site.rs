@@ -716,6 +716,18 @@ mod valid_site {
         let json: serde_json::Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("entries.json does not parse: {e}"));
         let entries = json["entries"].as_array().expect("`entries` is a list");
+        assert_eq!(json["version"], 1);
+        // One entry a line, each line (bar its comma) an entry on its own.
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines.len(),
+            entries.len() + 2,
+            "entries.json is not one entry a line"
+        );
+        for line in &lines[1..lines.len() - 1] {
+            serde_json::from_str::<serde_json::Value>(line.trim_end_matches(','))
+                .unwrap_or_else(|e| panic!("line {line:?} of entries.json is not an entry: {e}"));
+        }
         let slugs: BTreeSet<&str> = entries
             .iter()
             .map(|e| e["slug"].as_str().expect("slug is text"))
