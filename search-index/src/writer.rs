@@ -39,7 +39,13 @@ pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
         writer.merge(&segments).wait()?;
     }
     writer.wait_merging_threads()?;
-    pack_index(&index, &directory, documents, true)
+    let docs_json = serde_json::to_vec(
+        &documents
+            .iter()
+            .map(crate::searcher::DocMeta::of)
+            .collect::<Vec<_>>(),
+    )?;
+    pack_index(&index, &directory, docs_json, true)
 }
 
 /// An index kept open between rebuilds (by `errata serve`): the documents that changed are
@@ -53,6 +59,8 @@ pub struct LiveIndex {
     fields: Fields,
     writer: IndexWriter,
     documents: Vec<Document>,
+    /// Each document's metadata as JSON, kept so a bundle re-encodes only what changed.
+    metadata: Vec<Vec<u8>>,
 }
 
 /// Segments a live index may collect before they are merged.
@@ -66,12 +74,17 @@ impl LiveIndex {
             writer.add_document(tantivy_document(&fields, ord, d))?;
         }
         writer.commit()?;
+        let metadata = documents
+            .iter()
+            .map(metadata_json)
+            .collect::<Result<_, _>>()?;
         let mut live = LiveIndex {
             index,
             directory,
             fields,
             writer,
             documents: documents.to_vec(),
+            metadata,
         };
         live.merge_all()?;
         Ok(live)
@@ -90,6 +103,7 @@ impl LiveIndex {
                 continue;
             };
             if new != *old {
+                self.metadata[ord] = metadata_json(&new)?;
                 self.writer
                     .delete_term(tantivy::Term::from_field_u64(self.fields.ord, ord as u64));
                 self.writer
@@ -109,7 +123,18 @@ impl LiveIndex {
 
     /// The bundle of the index as it is now.
     pub fn bundle(&self) -> Result<Vec<u8>, WriteError> {
-        pack_index(&self.index, &self.directory, &self.documents, false)
+        // The bytes serde_json gives for the list: `[a,b,…]`.
+        let mut docs_json =
+            Vec::with_capacity(self.metadata.iter().map(|m| m.len() + 1).sum::<usize>() + 2);
+        docs_json.push(b'[');
+        for (k, m) in self.metadata.iter().enumerate() {
+            if k > 0 {
+                docs_json.push(b',');
+            }
+            docs_json.extend_from_slice(m);
+        }
+        docs_json.push(b']');
+        pack_index(&self.index, &self.directory, docs_json, false)
     }
 
     fn merge_all(&mut self) -> Result<(), WriteError> {
@@ -119,6 +144,10 @@ impl LiveIndex {
         }
         Ok(())
     }
+}
+
+fn metadata_json(document: &Document) -> Result<Vec<u8>, WriteError> {
+    Ok(serde_json::to_vec(&crate::searcher::DocMeta::of(document))?)
 }
 
 fn create_index() -> Result<(Index, RamDirectory, Fields, IndexWriter), WriteError> {
@@ -162,7 +191,7 @@ fn tantivy_document(fields: &Fields, ord: usize, d: &Document) -> tantivy::Tanti
 fn pack_index(
     index: &Index,
     directory: &RamDirectory,
-    documents: &[Document],
+    docs_json: Vec<u8>,
     stable: bool,
 ) -> Result<Vec<u8>, WriteError> {
     let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
@@ -202,12 +231,6 @@ fn pack_index(
             }
         }
     }
-    let docs_json = serde_json::to_vec(
-        &documents
-            .iter()
-            .map(crate::searcher::DocMeta::of)
-            .collect::<Vec<_>>(),
-    )?;
     let mut files = if stable {
         let segment_ids: Vec<String> = metas.iter().map(|m| m.id().uuid_string()).collect();
         stable_segment_ids(files, &segment_ids, &docs_json)
@@ -268,4 +291,44 @@ fn stable_segment_ids(
 fn managed_list(files: &BTreeMap<String, Vec<u8>>) -> Result<Vec<u8>, serde_json::Error> {
     let names: Vec<&String> = files.keys().collect();
     serde_json::to_vec(&names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(i: usize, title: &str) -> Document {
+        Document {
+            slug: format!("entry-{i}"),
+            title: title.into(),
+            url: format!("memory/entry-{i}/"),
+            category: "memory".into(),
+            severity: "high".into(),
+            tags: vec!["oom".into()],
+            signatures: vec![format!("RuntimeError: code {i} \"quoted\" <b>")],
+            symptoms: vec!["it stops".into()],
+            summary: format!("Entry {i}."),
+            body: "Body text.".into(),
+        }
+    }
+
+    /// A live index's metadata, kept per document and joined, is the bytes a fresh bundle
+    /// encodes for the same documents, before and after a replacement.
+    #[test]
+    fn live_metadata_equals_a_fresh_bundles() {
+        let mut docs: Vec<Document> = (0..5).map(|i| document(i, &format!("Title {i}"))).collect();
+        let docs_of = |bundle: &[u8]| crate::bundle::unpack(bundle).unwrap()[DOCS_FILE].to_vec();
+        let mut live = LiveIndex::new(&docs).unwrap();
+        assert_eq!(
+            docs_of(&live.bundle().unwrap()),
+            docs_of(&build_bundle(&docs).unwrap())
+        );
+        docs[3] = document(3, "A new title for three");
+        assert_eq!(live.replace([(3, docs[3].clone())]).unwrap(), 1);
+        let after = docs_of(&live.bundle().unwrap());
+        assert_eq!(after, docs_of(&build_bundle(&docs).unwrap()));
+        assert!(String::from_utf8(after)
+            .unwrap()
+            .contains("A new title for three"));
+    }
 }
