@@ -268,6 +268,12 @@ impl Incremental {
         }
     }
 
+    /// Tells the next rebuild that only these files changed (as the watcher reports them),
+    /// so it need not walk `content/` and look at every file; see [`LoadCache::expect_only`].
+    pub fn expect_only(&mut self, paths: &[PathBuf]) -> bool {
+        self.cache.expect_only(&self.root, paths)
+    }
+
     /// Rebuilds. `everything` forces a complete render (after a theme or config change).
     /// On failure the state of the last good build is kept.
     pub fn rebuild(&mut self, everything: bool) -> Result<Rebuilt, PipelineError> {

@@ -262,6 +262,9 @@ fn watch(
             // Content edits render what they touch; the theme or config renders everything.
             let everything = changed.iter().any(|p| !absolute(p).starts_with(&content));
             let started = Instant::now();
+            if !everything {
+                builder.expect_only(&changed);
+            }
             match builder.rebuild(everything) {
                 Ok(rebuilt) => {
                     let entry_pages = rebuilt.entry_pages;

@@ -127,6 +127,39 @@ pub const MAX_FILE_BYTES: u64 = 8_000_000;
 #[derive(Debug, Default)]
 pub struct LoadCache {
     files: HashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
+    /// The last walk of `content/`: the files and the problems found on the way.
+    walk: Option<(Vec<(PathBuf, PathBuf)>, Vec<Problem>)>,
+    /// Set by [`LoadCache::expect_only`]: the next load looks at only these files.
+    only: Option<std::collections::HashSet<PathBuf>>,
+}
+
+impl LoadCache {
+    /// Tells the next load that only `paths` (as a file watcher reports them) changed. When
+    /// each is a Markdown file the last load read, the next load does not walk `content/`
+    /// or look at the other files again; anything else (a new, removed or renamed file, a
+    /// folder) and the next load walks as usual. Returns whether the hint was taken.
+    pub fn expect_only(&mut self, root: &Path, paths: &[PathBuf]) -> bool {
+        self.only = None;
+        if self.walk.is_none() || paths.is_empty() {
+            return false;
+        }
+        let content = root.join("content");
+        let content_abs = std::path::absolute(&content).unwrap_or_else(|_| content.clone());
+        let mut only = std::collections::HashSet::new();
+        for path in paths {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            let Ok(rel) = path.strip_prefix(&content_abs) else {
+                return false;
+            };
+            let walked = content.join(rel);
+            if !self.files.contains_key(&walked) {
+                return false;
+            }
+            only.insert(walked);
+        }
+        self.only = Some(only);
+        true
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,11 +215,24 @@ pub fn load_site_cached(
     if !content.is_dir() {
         return Err(LoadError::NoContent { path: content });
     }
-    let (files, mut problems) = walk_content(root, &content);
+    // A hint from the watcher holds only while each file it names is still a file.
+    let only = cache
+        .only
+        .take()
+        .filter(|only| only.iter().all(|p| p.is_file()));
+    let (files, mut problems) = match (&only, cache.walk.take()) {
+        (Some(_), Some(walk)) => walk,
+        _ => walk_content(root, &content),
+    };
     let old = std::mem::take(&mut cache.files);
     let outcomes: Vec<(PathBuf, std::sync::Arc<FileOutcome>)> = files
         .par_iter()
         .map(|(display, path)| {
+            if let (Some(only), Some((then, outcome))) = (&only, old.get(path)) {
+                if !only.contains(path) {
+                    return (path, Some(*then), outcome.clone());
+                }
+            }
             // Stamped before reading: a change made while reading is seen next time.
             let stamp = FileStamp::of(path);
             let outcome = match (stamp, old.get(path)) {
@@ -209,6 +255,7 @@ pub fn load_site_cached(
         })
         .collect();
     drop(old);
+    cache.walk = Some((files, problems.clone()));
     let mut sources = Sources::default();
     let mut checked = Vec::with_capacity(outcomes.len());
     let mut failed_slugs = Vec::new();

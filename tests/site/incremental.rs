@@ -407,3 +407,44 @@ fn a_title_that_moves_in_its_category_changes_related_lists() {
         "entry 0's related list was kept from before the edit"
     );
 }
+
+/// The watcher's list of changed files lets a rebuild skip the walk; a file it names that
+/// is new, or gone, makes the rebuild walk `content/` as usual. Every time the site must be
+/// the one a full build gives.
+#[test]
+fn a_rebuild_told_which_files_changed_equals_a_full_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_site(root);
+    let mut builder = Incremental::new(root, options());
+    let mut served = BTreeMap::new();
+    apply(&mut served, builder.rebuild(true).unwrap());
+
+    let edited = root.join("content/distributed/entry-07.md");
+    write_entry(root, 7, "Seven, told by the watcher", 7, (7 * 5 + 3) % 12);
+    assert!(builder.expect_only(std::slice::from_ref(&edited)));
+    let edit = builder.rebuild(false).unwrap();
+    assert!(!edit.complete);
+    apply(&mut served, edit);
+    assert_same(&served, &full(root));
+    assert!(
+        String::from_utf8_lossy(&served["distributed/entry-07/index.html"])
+            .contains("Seven, told by the watcher")
+    );
+
+    // A new file is not one the last load read: the hint is refused, the rebuild walks.
+    write_entry(root, 40, "A fortieth failure", 1, 2);
+    let added = root.join("content/memory/entry-40.md");
+    assert!(!builder.expect_only(&[added]));
+    apply(&mut served, builder.rebuild(false).unwrap());
+    assert_same(&served, &full(root));
+    assert!(served.contains_key("memory/entry-40/index.html"));
+
+    // A named file that is gone by the time of the rebuild: it walks, and the page goes.
+    let gone = root.join("content/memory/entry-40.md");
+    assert!(builder.expect_only(std::slice::from_ref(&gone)));
+    fs::remove_file(&gone).unwrap();
+    apply(&mut served, builder.rebuild(false).unwrap());
+    assert_same(&served, &full(root));
+    assert!(!served.contains_key("memory/entry-40/index.html"));
+}
