@@ -11,7 +11,7 @@ pub mod lists;
 pub mod markdown;
 pub mod views;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -80,12 +80,83 @@ pub fn compile_templates(theme: &ThemeFiles) -> Result<Tera, RenderError> {
         name: "theme".into(),
         message: tera_message(&e),
     })?;
+    tera.add_raw_template(
+        CARD_TEMPLATE,
+        "{% import \"macros.html\" as macros %}{{ macros::card(entry=entry, root=root, level=level) }}",
+    )
+    .map_err(|e| RenderError::Template {
+        name: "macros.html".into(),
+        message: tera_message(&e),
+    })?;
     for name in REQUIRED_TEMPLATES {
         if !theme.templates.contains_key(name) {
             return Err(RenderError::MissingTemplate { name: name.into() });
         }
     }
     Ok(tera)
+}
+
+/// The internal template that draws one card with the theme's `macros::card`.
+const CARD_TEMPLATE: &str = "__errata_card.html";
+
+/// Each entry's card, drawn once for each page depth and heading level it is shown at and
+/// reused wherever it is shown so: a card appears on about a dozen pages (lists, tags,
+/// related entries), and drawing it was a large part of all template time.
+#[derive(Default)]
+struct CardMemo {
+    drawn: std::sync::Mutex<HashMap<(usize, String, u8), std::sync::Arc<str>>>,
+}
+
+impl CardMemo {
+    /// `card` (entry `index`) as HTML for a page at `root` with an `h{level}` title.
+    fn html(
+        &self,
+        tera: &Tera,
+        index: usize,
+        card: &views::Card<'_>,
+        root: &str,
+        level: u8,
+    ) -> Result<String, RenderError> {
+        let key = (index, root.to_owned(), level);
+        let lock = || {
+            self.drawn
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(html) = lock().get(&key) {
+            return Ok(html.to_string());
+        }
+        let failed = |e: tera::Error| RenderError::Template {
+            name: "macros.html".into(),
+            message: tera_message(&e),
+        };
+        let mut ctx = serde_json::Map::new();
+        ctx.insert("entry".into(), value(card));
+        ctx.insert("root".into(), tera::Value::String(root.to_owned()));
+        ctx.insert("level".into(), tera::Value::from(level));
+        let ctx = Context::from_value(tera::Value::Object(ctx)).map_err(failed)?;
+        let html = tera.render(CARD_TEMPLATE, &ctx).map_err(failed)?;
+        lock().insert(key, html.as_str().into());
+        Ok(html)
+    }
+
+    /// The cards of `list` for a page at `root`, each with its HTML.
+    fn cards<'a>(
+        &self,
+        tera: &Tera,
+        site: &'a Site,
+        list: &[usize],
+        root: &str,
+        level: u8,
+    ) -> Result<Vec<views::Card<'a>>, RenderError> {
+        list.iter()
+            .map(|&i| {
+                let mut c = card(site, i);
+                c.html = self.html(tera, i, &c, root, level)?;
+                Ok(c)
+            })
+            .collect()
+    }
 }
 
 /// Common page context: the site, the path to the root, the canonical URL and breadcrumbs.
@@ -246,7 +317,7 @@ pub fn render_into<E: From<RenderError> + Send>(
     // takes seconds at 10,000 entries and would otherwise run alone after them.
     std::thread::scope(|scope| -> Result<(), E> {
         let bundle = (*selection == Selection::All).then(|| scope.spawn(|| search_bundle(site)));
-        let pages = render_pages(site, selection, &render, &home, put);
+        let pages = render_pages(site, tera, selection, &render, &home, put);
         if let Some(bundle) = bundle {
             let bundle = bundle
                 .join()
@@ -282,12 +353,14 @@ fn text(path: &str, s: String) -> Output {
 /// The pages, feeds, sitemap and entries.json that `selection` names, handed to `put`.
 fn render_pages<E: From<RenderError> + Send>(
     site: &Site,
+    tera: &Tera,
     selection: &Selection,
     render: &(dyn Fn(Page) -> Result<Output, RenderError> + Sync),
     home: &Crumb,
     put: &(dyn Fn(Output) -> Result<(), E> + Sync),
 ) -> Result<(), E> {
     let base_path = base_path(&site.config.base_url());
+    let memo = CardMemo::default();
     // Entry pages, in parallel.
     (0..site.entries.len())
         .into_par_iter()
@@ -296,7 +369,10 @@ fn render_pages<E: From<RenderError> + Send>(
             let url = site.entry_url(i);
             let root = depth_root(&url);
             let e = &site.entries[i];
-            let view = entry_view(site, i, &root);
+            let mut view = entry_view(site, i, &root);
+            for (card, &j) in view.related.iter_mut().zip(&site.related[i]) {
+                card.html = memo.html(tera, j, card, &root, 3)?;
+            }
             let crumbs = vec![
                 home.clone(),
                 Crumb {
@@ -318,7 +394,6 @@ fn render_pages<E: From<RenderError> + Send>(
             })?)
         })?;
 
-    let cards = |list: &[usize]| value(&list.iter().map(|&i| card(site, i)).collect::<Vec<_>>());
     let mut pages: Vec<Page> = Vec::new();
     let recent: Vec<usize> = feeds::by_recency(site).into_iter().take(8).collect();
     pages.push(Page {
@@ -327,7 +402,7 @@ fn render_pages<E: From<RenderError> + Send>(
         root: "./".into(),
         url: String::new(),
         crumbs: Vec::new(),
-        extra: vec![("recent", cards(&recent))],
+        extra: vec![("recent", value(&memo.cards(tera, site, &recent, "./", 3)?))],
     });
     // List pages are made into contexts only as they render: built up front, the cards of
     // every page of every list were held at once (over 300 MB at 10,000 entries).
@@ -410,7 +485,9 @@ fn render_pages<E: From<RenderError> + Send>(
         .try_for_each(|page| -> Result<(), E> { put(render(page)?) })?;
     list_pages
         .into_par_iter()
-        .try_for_each(|page| -> Result<(), E> { put(render(list_page(site, home, page))?) })?;
+        .try_for_each(|page| -> Result<(), E> {
+            put(render(list_page(site, tera, &memo, home, page)?)?)
+        })?;
 
     put(text("sitemap.xml", feeds::sitemap(site, &sitemap_pages)))?;
     put(text("atom.xml", feeds::atom(site)))?;
@@ -421,7 +498,13 @@ fn render_pages<E: From<RenderError> + Send>(
 }
 
 /// The page of a list: its heading, crumbs, pager and cards.
-fn list_page(site: &Site, home: &Crumb, page: lists::ListPage) -> Page {
+fn list_page(
+    site: &Site,
+    tera: &Tera,
+    memo: &CardMemo,
+    home: &Crumb,
+    page: lists::ListPage,
+) -> Result<Page, RenderError> {
     let url = page.list.page_url(page.number);
     let root = depth_root(&url);
     let (heading, description_html, kind, title_crumbs) = match &page.list {
@@ -457,12 +540,8 @@ fn list_page(site: &Site, home: &Crumb, page: lists::ListPage) -> Page {
         },
     }));
     let pager = lists::Pager::of(&page);
-    let cards = page
-        .entries
-        .iter()
-        .map(|&i| card(site, i))
-        .collect::<Vec<_>>();
-    Page {
+    let cards = memo.cards(tera, site, &page.entries, &root, 2)?;
+    Ok(Page {
         template: "list.html",
         path: format!("{url}index.html"),
         root,
@@ -477,7 +556,7 @@ fn list_page(site: &Site, home: &Crumb, page: lists::ListPage) -> Page {
             ("pager", value(&pager)),
             ("entries", value(&cards)),
         ],
-    }
+    })
 }
 
 /// The highlighting stylesheet, generated from syntect's themes.

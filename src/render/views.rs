@@ -54,6 +54,9 @@ pub struct Card<'a> {
     pub category_url: String,
     pub tags: Vec<LinkView<'a>>,
     pub updated: String,
+    /// The card as the theme's `macros::card` draws it, for the page it is shown on (filled
+    /// in by the renderer, which draws each card once per page depth and heading level).
+    pub html: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -148,6 +151,7 @@ pub fn card(site: &Site, index: usize) -> Card<'_> {
         category_url: Site::category_url(&e.category),
         tags: tag_links(e, CARD_TAGS),
         updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
+        html: String::new(),
     }
 }
 

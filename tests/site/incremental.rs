@@ -448,3 +448,53 @@ fn a_rebuild_told_which_files_changed_equals_a_full_build() {
     assert_same(&served, &full(root));
     assert!(!served.contains_key("memory/entry-40/index.html"));
 }
+
+/// Cards are drawn once per page depth and reused; a site theme's own `macros::card` is
+/// the one drawn, in lists, related entries and on the home page, with links right for
+/// each page's depth.
+#[test]
+fn a_themes_card_macro_draws_every_card() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_site(root);
+    let config = fs::read_to_string(root.join("errata.yaml")).unwrap();
+    fs::write(root.join("errata.yaml"), format!("theme: custom\n{config}")).unwrap();
+    let default = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/default/templates/macros.html"),
+    )
+    .unwrap();
+    let ours = default.replacen(
+        "<article class=\"card",
+        "<article data-card=\"{{ root }}{{ entry.url }}\" class=\"card",
+        1,
+    );
+    assert_ne!(ours, default, "the card macro was not found to change");
+    fs::create_dir_all(root.join("themes/custom/templates")).unwrap();
+    fs::write(root.join("themes/custom/templates/macros.html"), ours).unwrap();
+    let site = full(root);
+    let page = |path: &str| String::from_utf8(site[path].clone()).unwrap();
+    for (path, root_of_page, cards) in [
+        ("failures/index.html", "../", 4),
+        ("failures/page/3/index.html", "../../../", 4),
+        ("tags/oom/index.html", "../../", 4),
+        ("memory/entry-00/index.html", "../../", 6),
+        ("index.html", "./", 8),
+    ] {
+        let html = page(path);
+        let drawn: Vec<&str> = html
+            .split("data-card=\"")
+            .skip(1)
+            .map(|rest| rest.split('"').next().unwrap())
+            .collect();
+        assert_eq!(drawn.len(), cards, "{path}: {drawn:?}");
+        for link in drawn {
+            let target = link
+                .strip_prefix(root_of_page)
+                .unwrap_or_else(|| panic!("{path}: card link {link} is not under {root_of_page}"));
+            assert!(
+                site.contains_key(&format!("{target}index.html")),
+                "{path}: {link}"
+            );
+        }
+    }
+}
