@@ -3,14 +3,16 @@
 //! Takes a code block's language token and text; yields HTML with `hl-` prefixed classes
 //! (syntect's scope classes). The stylesheet for those classes, light and dark, comes from
 //! [`stylesheet`]. The syntax set is loaded once per process and shared by all threads; each
-//! distinct block is highlighted once and then served from a cache.
+//! distinct block is highlighted once and then served from a cache, and so is each line
+//! parsed in a given parser state (`import torch`, `}`, `export NCCL_DEBUG=INFO` recur across
+//! entries; syntect's regex matching was most of a build's time).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use syntect::highlighting::ThemeSet;
-use syntect::html::{css_for_theme_with_class_style, ClassStyle, ClassedHTMLGenerator};
-use syntect::parsing::SyntaxSet;
+use syntect::html::{css_for_theme_with_class_style, line_tokens_to_classed_spans, ClassStyle};
+use syntect::parsing::{ParseState, ScopeStack, ScopeStackOp, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 const CLASS_STYLE: ClassStyle = ClassStyle::SpacedPrefixed { prefix: "hl-" };
@@ -23,6 +25,60 @@ fn syntaxes() -> &'static SyntaxSet {
 fn cache() -> &'static Mutex<HashMap<(String, String), String>> {
     static CACHE: OnceLock<Mutex<HashMap<(String, String), String>>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
+}
+
+/// Blocks the block cache keeps, and lines each thread's line cache keeps; past that a
+/// cache is emptied and starts again, so a site of unique code does not hold all of it.
+const BLOCK_LIMIT: usize = 4_096;
+const LINE_LIMIT: usize = 20_000;
+
+/// A line's parse: the parser state it starts in, the scope operations, the state after.
+type ParsedLine = (
+    ParseState,
+    std::rc::Rc<Vec<(usize, ScopeStackOp)>>,
+    ParseState,
+);
+type LineCache = (usize, HashMap<(String, String), Vec<ParsedLine>>);
+
+thread_local! {
+    // Per thread: a parser state holds the regex engine's match regions, which are not Send.
+    static LINES: std::cell::RefCell<LineCache> = Default::default();
+}
+
+/// `line` parsed from `state` (which it advances), from the cache when this syntax has seen
+/// the line in the same state before.
+fn parse_line(
+    syntax: &str,
+    state: &mut ParseState,
+    line: &str,
+    set: &SyntaxSet,
+) -> Option<std::rc::Rc<Vec<(usize, ScopeStackOp)>>> {
+    let key = (syntax.to_owned(), line.to_owned());
+    let hit = LINES.with_borrow(|(_, lines)| {
+        let (_, ops, after) = lines
+            .get(&key)?
+            .iter()
+            .find(|(before, _, _)| before == state)?;
+        Some((ops.clone(), after.clone()))
+    });
+    if let Some((ops, after)) = hit {
+        *state = after;
+        return Some(ops);
+    }
+    let before = state.clone();
+    let ops = std::rc::Rc::new(state.parse_line(line, set).ok()?);
+    LINES.with_borrow_mut(|(count, lines)| {
+        if *count >= LINE_LIMIT {
+            lines.clear();
+            *count = 0;
+        }
+        *count += 1;
+        lines
+            .entry(key)
+            .or_default()
+            .push((before, ops.clone(), state.clone()));
+    });
+    Some(ops)
 }
 
 /// Common names people give fences that syntect knows by another token.
@@ -58,6 +114,9 @@ pub fn code_block(lang: &str, code: &str) -> String {
     };
     let html = format!("<pre class=\"highlight\"{lang_attr}><code>{inner}</code></pre>\n");
     if let Ok(mut c) = cache().lock() {
+        if c.len() >= BLOCK_LIMIT {
+            c.clear();
+        }
         c.insert(key, html.clone());
     }
     html
@@ -69,13 +128,22 @@ fn highlight(lang: &str, code: &str) -> Option<String> {
     }
     let set = syntaxes();
     let syntax = set.find_syntax_by_token(token(lang))?;
-    let mut generator = ClassedHTMLGenerator::new_with_class_style(syntax, set, CLASS_STYLE);
+    // What syntect's ClassedHTMLGenerator does, with each line's parse from the cache.
+    let mut state = ParseState::new(syntax);
+    let mut scopes = ScopeStack::new();
+    let mut html = String::with_capacity(code.len() * 8);
+    let mut open_spans: isize = 0;
     for line in LinesWithEndings::from(code) {
-        generator
-            .parse_html_for_line_which_includes_newline(line)
-            .ok()?;
+        let ops = parse_line(&syntax.name, &mut state, line, set)?;
+        let (formatted, delta) =
+            line_tokens_to_classed_spans(line, &ops, CLASS_STYLE, &mut scopes).ok()?;
+        open_spans += delta;
+        html.push_str(&formatted);
     }
-    Some(generator.finalize())
+    for _ in 0..open_spans {
+        html.push_str("</span>");
+    }
+    Some(html)
 }
 
 /// The stylesheet for highlighted code: light rules under `html:not([data-theme="dark"])`,
