@@ -235,6 +235,35 @@ pub fn escape(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A line seen before in another parser state (code, then inside a string) is not
+    /// given the other state's parse: each block highlights as it would on a fresh thread.
+    #[test]
+    fn a_cached_line_is_used_only_in_the_state_it_was_parsed_in() {
+        let code = "x = 1\n";
+        let in_string = "s = \"\"\"\nx = 1\n\"\"\"\n";
+        let fresh = |c: &'static str| {
+            std::thread::spawn(move || highlight("python", c))
+                .join()
+                .unwrap()
+        };
+        let (alone_code, alone_string) = (fresh(code), fresh(in_string));
+        // On one thread, each after the other has filled the cache with the shared line.
+        let (a, b) =
+            std::thread::spawn(move || (highlight("python", code), highlight("python", in_string)))
+                .join()
+                .unwrap();
+        let (c, d) =
+            std::thread::spawn(move || (highlight("python", in_string), highlight("python", code)))
+                .join()
+                .unwrap();
+        assert_eq!(a, alone_code);
+        assert_eq!(b, alone_string);
+        assert_eq!(c, alone_string);
+        assert_eq!(d, alone_code);
+        assert_ne!(alone_code, alone_string);
+        assert!(alone_string.unwrap().contains("hl-string"));
+    }
+
     #[test]
     fn escapes_the_five_characters_and_keeps_the_rest() {
         assert_eq!(escape("a<b>&\"c'é—<"), "a&lt;b&gt;&amp;&quot;c&#39;é—&lt;");
