@@ -380,14 +380,7 @@ fn related_entries(
         .into_par_iter()
         .map(|i| {
             let entry = &entries[i];
-            let mut out: Vec<usize> = Vec::with_capacity(MAX_RELATED);
-            for r in &entry.related {
-                if let Some(&j) = by_slug.get(r) {
-                    if j != i && !out.contains(&j) && out.len() < MAX_RELATED {
-                        out.push(j);
-                    }
-                }
-            }
+            let mut out = explicit_related(i, entry, by_slug);
             let (ids, cat) = (&entry_tags[i], category_of[i]);
             let rank = |a: &(u32, bool, usize), b: &(u32, bool, usize)| {
                 b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
@@ -499,21 +492,46 @@ fn related_entries(
                     out.extend(found.into_iter().take(wanted));
                 }
             }
-            if out.len() < MAX_RELATED {
-                if let Some(&c) = category_index.get(entry.category.as_str()) {
-                    for &j in &categories[c].entries {
-                        if out.len() >= MAX_RELATED {
-                            break;
-                        }
-                        if j != i && !out.contains(&j) {
-                            out.push(j);
-                        }
-                    }
-                }
-            }
+            fill_from_category(i, entry, categories, category_index, &mut out);
             out
         })
         .collect()
+}
+
+/// An entry's explicit `related` slugs that name another entry, in order, at most
+/// [`MAX_RELATED`].
+fn explicit_related(i: usize, entry: &Entry, by_slug: &HashMap<Slug, usize>) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::with_capacity(MAX_RELATED);
+    for r in &entry.related {
+        if let Some(&j) = by_slug.get(r) {
+            if j != i && !out.contains(&j) && out.len() < MAX_RELATED {
+                out.push(j);
+            }
+        }
+    }
+    out
+}
+
+/// Tops `out` up to [`MAX_RELATED`] with the rest of the entry's category, in title order.
+fn fill_from_category(
+    i: usize,
+    entry: &Entry,
+    categories: &[Category],
+    category_index: &HashMap<&str, usize>,
+    out: &mut Vec<usize>,
+) {
+    if out.len() < MAX_RELATED {
+        if let Some(&c) = category_index.get(entry.category.as_str()) {
+            for &j in &categories[c].entries {
+                if out.len() >= MAX_RELATED {
+                    break;
+                }
+                if j != i && !out.contains(&j) {
+                    out.push(j);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -637,14 +655,7 @@ mod tests {
                 || (vec![0u32; entries.len()], Vec::new()),
                 |scratch: &mut (Vec<u32>, Vec<usize>), i| {
                     let entry = &entries[i];
-                    let mut out: Vec<usize> = Vec::with_capacity(MAX_RELATED);
-                    for r in &entry.related {
-                        if let Some(&j) = by_slug.get(r) {
-                            if j != i && !out.contains(&j) && out.len() < MAX_RELATED {
-                                out.push(j);
-                            }
-                        }
-                    }
+                    let mut out = explicit_related(i, entry, by_slug);
                     if out.len() < MAX_RELATED {
                         // Count shared tags in a dense array reused across entries (no hashing).
                         let (counts, touched) = scratch;
@@ -684,18 +695,7 @@ mod tests {
                                 .map(|(_, _, j)| j),
                         );
                     }
-                    if out.len() < MAX_RELATED {
-                        if let Some(&c) = category_index.get(entry.category.as_str()) {
-                            for &j in &categories[c].entries {
-                                if out.len() >= MAX_RELATED {
-                                    break;
-                                }
-                                if j != i && !out.contains(&j) {
-                                    out.push(j);
-                                }
-                            }
-                        }
-                    }
+                    fill_from_category(i, entry, categories, category_index, &mut out);
                     out
                 },
             )
