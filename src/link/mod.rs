@@ -634,10 +634,10 @@ mod tests {
         }
     }
 
-    /// The counting method [`related_entries`] replaced, kept to check it: explicit `related` first, then the entries sharing the most tags (same category breaking
-    /// ties), then the rest of the category. Candidates come from the tag map, so the cost grows
-    /// with the size of each entry's tag neighbourhood, not with the square of the site.
-    pub(super) fn related_by_counting(
+    /// The counting method [`related_entries`] replaced, kept to check it: explicit `related`
+    /// first, then the entries sharing the most tags (same category breaking ties), then the
+    /// rest of the category, counting shared tags over each of an entry's tag lists.
+    fn related_by_counting(
         entries: &[Arc<Entry>],
         by_slug: &HashMap<Slug, usize>,
         tags: &BTreeMap<Tag, Vec<usize>>,

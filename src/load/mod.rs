@@ -654,6 +654,13 @@ fn check(
         return Err(problems);
     }
     let nonempty = |o: Option<String>| o.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let body = split.text[split.body.clone()].to_owned();
+    // Only a body that mentions `@` (or an entity that could spell it) can hold a link.
+    let links = if body.contains('@') || body.contains('&') {
+        internal_links(&body)
+    } else {
+        Vec::new()
+    };
     Ok(Entry {
         file: display.to_owned(),
         content_path: content_path.to_owned(),
@@ -694,16 +701,8 @@ fn check(
             .collect(),
         updated: raw.updated,
         draft: raw.draft,
-        links: {
-            // Only a body that mentions `@` (or an entity that could spell it) can hold one.
-            let body = &split.text[split.body.clone()];
-            if body.contains('@') || body.contains('&') {
-                internal_links(body)
-            } else {
-                Vec::new()
-            }
-        },
-        body: split.text[split.body.clone()].to_owned(),
+        links,
+        body,
         body_line: split.body_line,
         spans,
     })
