@@ -224,21 +224,22 @@ pub struct Incremental {
     live: Option<Live>,
 }
 
-/// The kept-open search index, or the thread still indexing it.
+/// The kept-open search indexes, one per shard in [`crate::search::SHARDS`]' order.
+type LiveShards = Vec<errata_search::LiveIndex>;
+
+/// The kept-open search indexes, or the thread still indexing them.
 enum Live {
-    Building(std::thread::JoinHandle<Result<errata_search::LiveIndex, errata_search::WriteError>>),
-    Ready(errata_search::LiveIndex),
+    Building(std::thread::JoinHandle<Result<LiveShards, errata_search::WriteError>>),
+    Ready(LiveShards),
 }
 
 impl Live {
     fn start(site: &Site) -> Live {
         let documents = crate::search::documents(site);
-        Live::Building(std::thread::spawn(move || {
-            errata_search::LiveIndex::new(&documents)
-        }))
+        Live::Building(std::thread::spawn(move || live_shards(&documents)))
     }
 
-    fn ready(self) -> Result<errata_search::LiveIndex, errata_search::WriteError> {
+    fn ready(self) -> Result<LiveShards, errata_search::WriteError> {
         match self {
             Live::Ready(live) => Ok(live),
             Live::Building(thread) => thread
@@ -246,6 +247,15 @@ impl Live {
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
         }
     }
+}
+
+fn live_shards(
+    documents: &[errata_search::Document],
+) -> Result<LiveShards, errata_search::WriteError> {
+    crate::search::SHARDS
+        .iter()
+        .map(|&(shard, _)| errata_search::LiveIndex::new(documents, shard))
+        .collect()
 }
 
 /// What one rebuild produced.
@@ -298,7 +308,7 @@ impl Incremental {
         if complete {
             self.live = Some(Live::start(&checked.site));
         } else {
-            outputs.push(self.live_bundle(&checked.site, &selection)?);
+            outputs.extend(self.live_bundles(&checked.site, &selection)?);
             timings.lap("search bundle");
         }
         self.last = Some((checked, tera));
@@ -309,30 +319,41 @@ impl Incremental {
         })
     }
 
-    /// The search bundle after an edit: only the entries the edit rendered again are made
+    /// The search bundles after an edit: only the entries the edit rendered again are made
     /// into documents again, and only those that changed are indexed again.
-    fn live_bundle(&mut self, site: &Site, selection: &Selection) -> Result<Output, PipelineError> {
+    fn live_bundles(
+        &mut self,
+        site: &Site,
+        selection: &Selection,
+    ) -> Result<Vec<Output>, PipelineError> {
         let index_error = |e| PipelineError::Render(RenderError::Search(e));
-        let live = match (self.live.take(), selection) {
+        let shards = match (self.live.take(), selection) {
             (Some(live), Selection::Only { entries, .. }) => {
-                let mut live = live.ready().map_err(index_error)?;
-                live.replace(
-                    entries
-                        .iter()
-                        .map(|&i| (i, crate::search::document(site, i))),
-                )
-                .map_err(index_error)?;
-                live
+                let mut shards = live.ready().map_err(index_error)?;
+                let documents: Vec<_> = entries
+                    .iter()
+                    .map(|&i| (i, crate::search::document(site, i)))
+                    .collect();
+                for live in &mut shards {
+                    live.replace(documents.iter().cloned())
+                        .map_err(index_error)?;
+                }
+                shards
             }
-            _ => errata_search::LiveIndex::new(&crate::search::documents(site))
-                .map_err(index_error)?,
+            _ => live_shards(&crate::search::documents(site)).map_err(index_error)?,
         };
-        let bytes = live.bundle().map_err(index_error)?;
-        self.live = Some(Live::Ready(live));
-        Ok(Output {
-            path: crate::search::BUNDLE_PATH.into(),
-            bytes,
-        })
+        let outputs = shards
+            .iter()
+            .zip(crate::search::SHARDS)
+            .map(|(live, (_, path))| {
+                Ok(Output {
+                    path: path.into(),
+                    bytes: live.bundle().map_err(index_error)?,
+                })
+            })
+            .collect::<Result<_, PipelineError>>()?;
+        self.live = Some(Live::Ready(shards));
+        Ok(outputs)
     }
 }
 

@@ -1,14 +1,14 @@
 //! The bridge between the site and the search engine (`errata-search`).
 //!
-//! Takes a linked [`Site`]; yields the plain [`Document`]s the engine indexes and the bundle
-//! the site ships at [`BUNDLE_PATH`]. For `errata search` and `errata diagnose` it opens the
+//! Takes a linked [`Site`]; yields the plain [`Document`]s the engine indexes and the bundles
+//! the site ships at [`BUNDLE_PATH`] and [`FIRST_BUNDLE_PATH`]. For `errata search` and `errata diagnose` it opens the
 //! built site's bundle when it is newer than the content, and otherwise indexes `content/` in
 //! memory, through the same bundle code, so both give the same answers.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use errata_search::{Document, Searcher};
+use errata_search::{Document, Searcher, Shard};
 
 use crate::link::Site;
 use crate::pipeline::{self, PipelineError};
@@ -16,6 +16,13 @@ use crate::render::views::plain_text;
 
 /// Where the bundle lives in the built site.
 pub const BUNDLE_PATH: &str = "search/errata.bundle";
+/// Where the first-search shard lives: what a browser loads to answer its first query.
+pub const FIRST_BUNDLE_PATH: &str = "search/errata-first.bundle";
+/// Each bundle the site ships, with its place.
+pub const SHARDS: [(Shard, &str); 2] = [
+    (Shard::Full, BUNDLE_PATH),
+    (Shard::First, FIRST_BUNDLE_PATH),
+];
 
 pub fn documents(site: &Site) -> Vec<Document> {
     (0..site.entries.len()).map(|i| document(site, i)).collect()

@@ -3,7 +3,8 @@
 //! Layout (little-endian): the magic `ERRATAIX`, a format version (u32), a CRC-32 of everything
 //! after it (u32), the file count (u32), then for each file its name length (u16), name (UTF-8),
 //! data length (u64) and data. The files are tantivy's (`meta.json`, `.managed.json`, the
-//! segment files) and `errata-docs.json`, the entries' metadata. Reading checks the magic, the
+//! segment files) and `errata-docs.json`, the entries' metadata; a first-search shard also holds
+//! `errata-first.json`. Reading checks the magic, the
 //! version, the checksum and every length before anything reaches tantivy, so a truncated or
 //! corrupted bundle is an error, never a panic or a hang.
 
@@ -13,6 +14,8 @@ pub const MAGIC: &[u8; 8] = b"ERRATAIX";
 pub const VERSION: u32 = 1;
 /// The entries' metadata inside the bundle.
 pub const DOCS_FILE: &str = "errata-docs.json";
+/// Present only in the first-search shard's bundle ([`crate::writer::Shard::First`]).
+pub const FIRST_FILE: &str = "errata-first.json";
 
 const MAX_NAME: usize = 1024;
 const MAX_FILES: u32 = 100_000;

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 pub use bundle::BundleError;
 pub use diagnose::{diagnose, Diagnosis};
 pub use searcher::{Hit, SearchAnswer, Searcher};
-pub use writer::{build_bundle, LiveIndex, WriteError};
+pub use writer::{build_bundle, build_shard, LiveIndex, Shard, WriteError};
 
 /// One entry as the search engine sees it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

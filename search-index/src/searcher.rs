@@ -17,9 +17,10 @@ use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
-use crate::bundle::{self, BundleError, DOCS_FILE};
+use crate::bundle::{self, BundleError, DOCS_FILE, FIRST_FILE};
 use crate::schema::{fields_of, Fields};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
+use crate::writer::Shard;
 use crate::Document;
 
 /// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
@@ -42,18 +43,23 @@ pub struct DocMeta {
     pub url: String,
     pub category: String,
     pub severity: String,
+    /// Empty in a first-search shard, which ranks without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signatures: Vec<String>,
 }
 
 impl DocMeta {
-    pub fn of(d: &Document) -> DocMeta {
+    pub fn of(d: &Document, shard: Shard) -> DocMeta {
         DocMeta {
             slug: d.slug.clone(),
             title: d.title.clone(),
             url: d.url.clone(),
             category: d.category.clone(),
             severity: d.severity.clone(),
-            signatures: d.signatures.clone(),
+            signatures: match shard {
+                Shard::Full => d.signatures.clone(),
+                Shard::First => Vec::new(),
+            },
         }
     }
 }
@@ -78,6 +84,10 @@ pub struct Hit {
 pub struct SearchAnswer {
     pub query: String,
     pub hits: Vec<Hit>,
+    /// Set when the answer comes from a first-search shard: ranked by BM25 over signatures,
+    /// titles and tags alone, with no matched signatures; the full index may rank otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// An opened index.
@@ -89,6 +99,8 @@ pub struct Searcher {
     ords: Vec<tantivy::columnar::Column<u64>>,
     /// For each document, each signature's terms in order.
     signature_terms: Vec<Vec<Vec<String>>>,
+    /// Opened from a first-search shard.
+    partial: bool,
     /// Set when a search found the index damaged (tantivy panicked on its files).
     damaged: std::sync::Mutex<Option<String>>,
 }
@@ -123,7 +135,7 @@ fn catch_silently<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// Files in a bundle that tantivy writes without its checksummed footer.
-const UNFOOTED: [&str; 3] = ["meta.json", ".managed.json", DOCS_FILE];
+const UNFOOTED: [&str; 4] = ["meta.json", ".managed.json", DOCS_FILE, FIRST_FILE];
 
 /// Checks every segment file against the CRC-32 in its tantivy footer, before tantivy reads
 /// any of it. tantivy trusts the lengths inside its files, so a damaged one can make it panic
@@ -202,6 +214,7 @@ impl Searcher {
 
     fn open_unguarded(bytes: &[u8]) -> Result<Searcher, BundleError> {
         let files = bundle::unpack(bytes)?;
+        let partial = files.contains_key(FIRST_FILE);
         let docs: Vec<DocMeta> =
             serde_json::from_slice(files.get(DOCS_FILE).ok_or(BundleError::Missing {
                 name: DOCS_FILE.into(),
@@ -215,7 +228,7 @@ impl Searcher {
         check_doc_count(meta, docs.len())?;
         let directory = RamDirectory::create();
         for (name, data) in &files {
-            if name != DOCS_FILE {
+            if name != DOCS_FILE && name != FIRST_FILE {
                 directory
                     .atomic_write(Path::new(name), data)
                     .map_err(|e| BundleError::Index {
@@ -260,6 +273,7 @@ impl Searcher {
             ords,
             docs,
             signature_terms,
+            partial,
             damaged: std::sync::Mutex::new(None),
         })
     }
@@ -285,6 +299,11 @@ impl Searcher {
         &self.docs
     }
 
+    /// True when opened from a first-search shard (see [`SearchAnswer::partial`]).
+    pub fn is_partial(&self) -> bool {
+        self.partial
+    }
+
     /// The distinct terms a text is searched by, in order of first appearance, capped.
     pub fn query_terms(text: &str) -> Vec<String> {
         let mut seen = HashSet::new();
@@ -300,6 +319,7 @@ impl Searcher {
         SearchAnswer {
             query: query.to_owned(),
             hits: self.search(query, limit),
+            partial: self.partial,
         }
     }
 

@@ -3,6 +3,9 @@
 //! Takes the documents in a stable order; yields the bundle bytes. One writer thread with a
 //! large memory budget, then a merge into a single segment, so the bundle is compact and the
 //! searcher has one segment to read. [`LiveIndex`] keeps an index open for rebuilds.
+//!
+//! A site ships two bundles of the same documents, one per [`Shard`]: the full index, and the
+//! signature index a browser loads first so that its first answer costs a fraction of the bytes.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,7 +13,7 @@ use std::path::Path;
 use tantivy::directory::RamDirectory;
 use tantivy::{doc, Directory, Index, IndexWriter};
 
-use crate::bundle::{self, DOCS_FILE};
+use crate::bundle::{self, DOCS_FILE, FIRST_FILE};
 use crate::schema::{schema, Fields};
 use crate::tokenizer::{ErrorTokenizer, TOKENIZER_NAME};
 use crate::Document;
@@ -27,11 +30,27 @@ pub enum WriteError {
 
 const WRITER_MEMORY: usize = 200_000_000;
 
-/// Indexes the documents and packs the index into one bundle.
+/// Which part of each document a bundle holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shard {
+    /// Every field, and each entry's signatures to rank and show hits by: what the CLI uses and
+    /// what a browser's answers end up with.
+    Full,
+    /// The signature index: signatures, titles and tags, and no signature text, so hits are
+    /// ranked by BM25 alone (a partial answer). Per field, its scores are the full index's.
+    First,
+}
+
+/// Indexes the documents and packs the full index into one bundle.
 pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
+    build_shard(documents, Shard::Full)
+}
+
+/// Indexes the part of the documents that `shard` holds and packs it into one bundle.
+pub fn build_shard(documents: &[Document], shard: Shard) -> Result<Vec<u8>, WriteError> {
     let (index, directory, fields, mut writer) = create_index()?;
     for (ord, d) in documents.iter().enumerate() {
-        writer.add_document(tantivy_document(&fields, ord, d))?;
+        writer.add_document(tantivy_document(&fields, ord, d, shard))?;
     }
     writer.commit()?;
     let segments = index.searchable_segment_ids()?;
@@ -42,10 +61,10 @@ pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
     let docs_json = serde_json::to_vec(
         &documents
             .iter()
-            .map(crate::searcher::DocMeta::of)
+            .map(|d| crate::searcher::DocMeta::of(d, shard))
             .collect::<Vec<_>>(),
     )?;
-    pack_index(&index, &directory, docs_json, true)
+    pack_index(&index, &directory, docs_json, shard, true)
 }
 
 /// An index kept open between rebuilds (by `errata serve`): the documents that changed are
@@ -58,6 +77,7 @@ pub struct LiveIndex {
     directory: RamDirectory,
     fields: Fields,
     writer: IndexWriter,
+    shard: Shard,
     documents: Vec<Document>,
     /// Each document's metadata as JSON, kept so a bundle re-encodes only what changed.
     metadata: Vec<Vec<u8>>,
@@ -67,22 +87,23 @@ pub struct LiveIndex {
 const LIVE_SEGMENTS: usize = 8;
 
 impl LiveIndex {
-    pub fn new(documents: &[Document]) -> Result<LiveIndex, WriteError> {
+    pub fn new(documents: &[Document], shard: Shard) -> Result<LiveIndex, WriteError> {
         let (index, directory, fields, mut writer) = create_index()?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         for (ord, d) in documents.iter().enumerate() {
-            writer.add_document(tantivy_document(&fields, ord, d))?;
+            writer.add_document(tantivy_document(&fields, ord, d, shard))?;
         }
         writer.commit()?;
         let metadata = documents
             .iter()
-            .map(metadata_json)
+            .map(|d| metadata_json(d, shard))
             .collect::<Result<_, _>>()?;
         let mut live = LiveIndex {
             index,
             directory,
             fields,
             writer,
+            shard,
             documents: documents.to_vec(),
             metadata,
         };
@@ -103,11 +124,11 @@ impl LiveIndex {
                 continue;
             };
             if new != *old {
-                self.metadata[ord] = metadata_json(&new)?;
+                self.metadata[ord] = metadata_json(&new, self.shard)?;
                 self.writer
                     .delete_term(tantivy::Term::from_field_u64(self.fields.ord, ord as u64));
                 self.writer
-                    .add_document(tantivy_document(&self.fields, ord, &new))?;
+                    .add_document(tantivy_document(&self.fields, ord, &new, self.shard))?;
                 *old = new;
                 changed += 1;
             }
@@ -134,7 +155,7 @@ impl LiveIndex {
             docs_json.extend_from_slice(m);
         }
         docs_json.push(b']');
-        pack_index(&self.index, &self.directory, docs_json, false)
+        pack_index(&self.index, &self.directory, docs_json, self.shard, false)
     }
 
     fn merge_all(&mut self) -> Result<(), WriteError> {
@@ -146,8 +167,10 @@ impl LiveIndex {
     }
 }
 
-fn metadata_json(document: &Document) -> Result<Vec<u8>, WriteError> {
-    Ok(serde_json::to_vec(&crate::searcher::DocMeta::of(document))?)
+fn metadata_json(document: &Document, shard: Shard) -> Result<Vec<u8>, WriteError> {
+    Ok(serde_json::to_vec(&crate::searcher::DocMeta::of(
+        document, shard,
+    ))?)
 }
 
 fn create_index() -> Result<(Index, RamDirectory, Fields, IndexWriter), WriteError> {
@@ -165,14 +188,15 @@ fn create_index() -> Result<(Index, RamDirectory, Fields, IndexWriter), WriteErr
     Ok((index, directory, fields, writer))
 }
 
-fn tantivy_document(fields: &Fields, ord: usize, d: &Document) -> tantivy::TantivyDocument {
+fn tantivy_document(
+    fields: &Fields,
+    ord: usize,
+    d: &Document,
+    shard: Shard,
+) -> tantivy::TantivyDocument {
     let mut document = doc!(
         fields.ord => ord as u64,
-        fields.slug => d.slug.as_str(),
         fields.title => d.title.as_str(),
-        fields.category => d.category.as_str(),
-        fields.summary => d.summary.as_str(),
-        fields.body => d.body.as_str(),
     );
     for t in &d.tags {
         document.add_text(fields.tags, t.replace('-', " "));
@@ -180,8 +204,15 @@ fn tantivy_document(fields: &Fields, ord: usize, d: &Document) -> tantivy::Tanti
     for s in &d.signatures {
         document.add_text(fields.signatures, s);
     }
-    for s in &d.symptoms {
-        document.add_text(fields.symptoms, s);
+    if shard == Shard::Full {
+        // Not searched (the metadata carries them): kept in the full index for filters.
+        document.add_text(fields.slug, d.slug.as_str());
+        document.add_text(fields.category, d.category.as_str());
+        document.add_text(fields.summary, d.summary.as_str());
+        document.add_text(fields.body, d.body.as_str());
+        for s in &d.symptoms {
+            document.add_text(fields.symptoms, s);
+        }
     }
     document
 }
@@ -192,6 +223,7 @@ fn pack_index(
     index: &Index,
     directory: &RamDirectory,
     docs_json: Vec<u8>,
+    shard: Shard,
     stable: bool,
 ) -> Result<Vec<u8>, WriteError> {
     let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
@@ -239,6 +271,9 @@ fn pack_index(
     };
     files.insert(".managed.json".into(), managed_list(&files)?);
     files.insert(DOCS_FILE.into(), docs_json);
+    if shard == Shard::First {
+        files.insert(FIRST_FILE.into(), br#"{"shard":"first"}"#.to_vec());
+    }
     Ok(bundle::pack(&files))
 }
 
@@ -318,7 +353,7 @@ mod tests {
     fn live_metadata_equals_a_fresh_bundles() {
         let mut docs: Vec<Document> = (0..5).map(|i| document(i, &format!("Title {i}"))).collect();
         let docs_of = |bundle: &[u8]| crate::bundle::unpack(bundle).unwrap()[DOCS_FILE].to_vec();
-        let mut live = LiveIndex::new(&docs).unwrap();
+        let mut live = LiveIndex::new(&docs, Shard::Full).unwrap();
         assert_eq!(
             docs_of(&live.bundle().unwrap()),
             docs_of(&build_bundle(&docs).unwrap())
@@ -330,5 +365,43 @@ mod tests {
         assert!(String::from_utf8(after)
             .unwrap()
             .contains("A new title for three"));
+    }
+
+    /// The first-search shard scores a query on signatures, titles and tags as the full index
+    /// does (per-field statistics are the same), leaves out the other fields, and carries no
+    /// signature text.
+    #[test]
+    fn the_first_shard_scores_its_fields_as_the_full_index() {
+        let mut docs: Vec<Document> = (0..6)
+            .map(|i| document(i, &format!("Allocator title {i} {}", "word ".repeat(i))))
+            .collect();
+        docs[3].signatures = vec!["Watchdog caught collective operation timeout".into()];
+        let full = crate::Searcher::from_bundle(&build_bundle(&docs).unwrap()).unwrap();
+        let first =
+            crate::Searcher::from_bundle(&build_shard(&docs, Shard::First).unwrap()).unwrap();
+        assert!(first.is_partial() && !full.is_partial());
+        assert!(first.docs().iter().all(|d| d.signatures.is_empty()));
+        // Title words only: no coverage boost in either, so the scores must be equal.
+        let (a, b) = (
+            full.search("allocator word", 10),
+            first.search("allocator word", 10),
+        );
+        assert_eq!(a.len(), 6);
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!((&x.slug, x.score), (&y.slug, y.score));
+        }
+        // Body and summary words are in the full index only.
+        assert_eq!(full.search("body text", 10).len(), 6);
+        assert!(first.search("body text", 10).is_empty());
+        // A signature ranks in both; only the full index names it.
+        let (a, b) = (
+            full.search("watchdog collective", 10),
+            first.search("watchdog collective", 10),
+        );
+        assert_eq!(
+            (a[0].slug.as_str(), b[0].slug.as_str()),
+            ("entry-3", "entry-3")
+        );
+        assert!(a[0].matched_signature.is_some() && b[0].matched_signature.is_none());
     }
 }

@@ -319,10 +319,12 @@ pub fn render_into<E: From<RenderError> + Send>(
         let bundle = (*selection == Selection::All).then(|| scope.spawn(|| search_bundle(site)));
         let pages = render_pages(site, tera, selection, &render, &home, put);
         if let Some(bundle) = bundle {
-            let bundle = bundle
+            let bundles = bundle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            put(bundle?)?;
+            for bundle in bundles? {
+                put(bundle)?;
+            }
         }
         pages
     })?;
@@ -562,20 +564,24 @@ fn list_page(
 /// The highlighting stylesheet, generated from syntect's themes.
 const HIGHLIGHT_CSS: &str = "static/highlight.css";
 
-/// The search bundle of the site.
-pub fn search_bundle(site: &Site) -> Result<Output, RenderError> {
+/// The site's search bundles: the full index, and the first-search shard.
+pub fn search_bundle(site: &Site) -> Result<Vec<Output>, RenderError> {
     let started = std::time::Instant::now();
-    let bundle = errata_search::build_bundle(&crate::search::documents(site))?;
+    let documents = crate::search::documents(site);
+    let mut outputs = Vec::with_capacity(2);
+    for (shard, path) in crate::search::SHARDS {
+        outputs.push(Output {
+            path: path.into(),
+            bytes: errata_search::build_shard(&documents, shard)?,
+        });
+    }
     if std::env::var_os("ERRATA_TIMINGS").is_some() {
         eprintln!(
             "timing:   of which the search bundle: {} ms",
             started.elapsed().as_millis()
         );
     }
-    Ok(Output {
-        path: crate::search::BUNDLE_PATH.into(),
-        bytes: bundle,
-    })
+    Ok(outputs)
 }
 
 /// The path part of the base URL (`/` or `/errata/`), for pages served at any depth (404).

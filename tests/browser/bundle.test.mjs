@@ -2,7 +2,8 @@
 // checksum is right but whose index files are damaged (the engine's footer check refuses it),
 // and the same bundle forged, with its files' checksums recomputed too, which makes the engine
 // stop (a trap). Either way the page must say so and keep working with the simple search, not
-// hang or throw.
+// hang or throw. Both bundles (the first-search shard and the full index) are damaged here;
+// a damaged full index behind a good shard is the last test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -22,13 +23,18 @@ const CASES = [
 for (const [what, name, expected] of CASES) test(`a bundle ${what} gives an error and the simple search`, { timeout: 60000 }, async (t) => {
   const DAMAGED = fixture(name);
   const { page, errors, url } = await openPage(env, t);
-  await page.route('**/search/errata.bundle', (route) =>
+  await page.route(/\/search\/errata(-first)?\.bundle$/, (route) =>
     route.fulfill({ status: 200, contentType: 'application/octet-stream', body: DAMAGED }));
   await page.goto(url('/search/?q=' + encodeURIComponent('CUDA out of memory')));
   await page.waitForFunction(() => /simple search/.test(document.getElementById('search-status')?.textContent || ''),
     null, { timeout: 20000 });
   assert.ok(await page.locator('ol#search-results-list > li.result').count() > 0, 'the simple search still answers');
   // Diagnosis needs the engine: the page says why it cannot run.
+  await diagnosisNamesTheDamage(page, errors, expected, t);
+});
+
+/* Pastes a log; the diagnosis must fail with `expected`, and no error may escape the page. */
+async function diagnosisNamesTheDamage(page, errors, expected, t) {
   await pasteInto(page, '#search-input', multiRankOomLog().text);
   await page.waitForFunction(() => /damaged/.test(document.getElementById('diagnosis-message')?.textContent || ''),
     null, { timeout: 20000 });
@@ -37,4 +43,20 @@ for (const [what, name, expected] of CASES) test(`a bundle ${what} gives an erro
   t.diagnostic(message);
   // The engine's stop was handled: no uncaught errors in the page.
   assert.deepEqual(errors.filter((e) => e.startsWith('pageerror')), []);
+}
+
+for (const [what, name, expected] of CASES) test(`a full index ${what} behind a good shard: quick results stay, diagnosis says why`, { timeout: 60000 }, async (t) => {
+  const DAMAGED = fixture(name);
+  const { page, errors, url } = await openPage(env, t);
+  await page.route('**/search/errata.bundle', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/octet-stream', body: DAMAGED }));
+  await page.goto(url('/search/?q=' + encodeURIComponent('CUDA out of memory')));
+  await page.waitForFunction(() => /the full index could not be loaded/.test(document.getElementById('search-status')?.textContent || ''),
+    null, { timeout: 20000 });
+  assert.ok(await page.locator('ol#search-results-list > li.result').count() > 0, 'the shard still answers');
+  // A later query is answered by the shard too, not the simple search.
+  await page.fill('#search-input', 'NCCL watchdog timeout');
+  await page.waitForFunction(() => /results? for \u201cNCCL watchdog timeout\u201d \(signatures and titles only/.test(document.getElementById('search-status')?.textContent || ''),
+    null, { timeout: 20000 });
+  await diagnosisNamesTheDamage(page, errors, expected, t);
 });

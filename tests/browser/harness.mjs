@@ -54,7 +54,8 @@ export function siteDir() {
     if (r.status !== 0) throw new Error(`errata build failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
     siteCache = out;
   }
-  for (const f of ['index.html', 'search/index.html', 'search/errata.bundle', 'static/errata-search.wasm']) {
+  for (const f of ['index.html', 'search/index.html', 'search/errata.bundle', 'search/errata-first.bundle',
+    'static/errata-search.wasm']) {
     if (!existsSync(join(siteCache, f))) throw new Error(`the site at ${siteCache} has no ${f}`);
   }
   return siteCache;
@@ -200,7 +201,8 @@ export async function searchSettled(page, query) {
     if (inUrl !== q) return false;
     const status = document.getElementById('search-status');
     const s = status ? status.textContent : '';
-    return /result|No entry matches|failed/.test(s) && !/Loading/.test(s);
+    // Quick results from the first-search shard are not settled: the full answer follows.
+    return /result|No entry matches|failed/.test(s) && !/Loading|full index is loading/.test(s);
   }, query);
 }
 

@@ -203,8 +203,9 @@ fn diagnose_reads_stdin() {
     assert!(stdout.contains("cuda-illegal-memory-access"), "{stdout}");
 }
 
-#[test]
-fn bundle_and_memory_answer_alike() {
+/// The repository's content built by the binary into a temporary folder (kept while the first
+/// value lives).
+fn built_site() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
     let mut c = Command::new(ERRATA);
@@ -213,6 +214,12 @@ fn bundle_and_memory_answer_alike() {
         .arg("--output")
         .arg(&out);
     run(c).assert_exit(0);
+    (tmp, out)
+}
+
+#[test]
+fn bundle_and_memory_answer_alike() {
+    let (_tmp, out) = built_site();
     let bundle = std::fs::read(out.join(errata::search::BUNDLE_PATH)).unwrap();
     let from_bundle = Searcher::from_bundle(&bundle).unwrap();
     let (in_memory, _) = searcher();
@@ -240,11 +247,50 @@ fn bundle_and_memory_answer_alike() {
         );
     }
     // and the bundle is deterministic
-    let again = errata_search::build_bundle(&errata::search::documents(
-        &errata::pipeline::check(&repo(), false, None).unwrap().site,
-    ))
-    .unwrap();
+    let documents =
+        errata::search::documents(&errata::pipeline::check(&repo(), false, None).unwrap().site);
+    let again = errata_search::build_bundle(&documents).unwrap();
     assert_eq!(bundle, again);
+    let first = std::fs::read(out.join(errata::search::FIRST_BUNDLE_PATH)).unwrap();
+    assert_eq!(
+        first,
+        errata_search::build_shard(&documents, errata_search::Shard::First).unwrap()
+    );
+}
+
+/// The browser's first answer comes from the first-search shard, which ranks without the
+/// signature coverage boost. Pasting any entry's signature must still put the full index's
+/// top entry among the shard's first three (the full answer replaces it a moment later).
+#[test]
+fn the_first_shard_finds_what_the_full_index_finds_for_each_signature() {
+    let (_tmp, out) = built_site();
+    let open = |path| Searcher::from_bundle(&std::fs::read(out.join(path)).unwrap()).unwrap();
+    let full = open(errata::search::BUNDLE_PATH);
+    let first = open(errata::search::FIRST_BUNDLE_PATH);
+    assert!(first.is_partial() && !full.is_partial());
+    let (mut checked, mut same_top) = (0, 0);
+    let mut missed = Vec::new();
+    for d in full.docs() {
+        for sig in &d.signatures {
+            let slugs = |s: &Searcher, n| -> Vec<String> {
+                s.search(sig, n).into_iter().map(|h| h.slug).collect()
+            };
+            let (quick, best) = (slugs(&first, 3), slugs(&full, 1));
+            checked += 1;
+            same_top += usize::from(quick.first() == best.first());
+            if !best.iter().all(|b| quick.contains(b)) {
+                missed.push(format!("{sig:?}: {quick:?} vs {best:?}"));
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} signatures");
+    assert!(
+        missed.is_empty(),
+        "{} of {checked}:\n{}",
+        missed.len(),
+        missed.join("\n")
+    );
+    eprintln!("the shard's top entry is the full index's for {same_top} of {checked} signatures");
 }
 
 #[test]

@@ -24,11 +24,17 @@ fn error_json(message: &str) -> String {
 }
 
 impl Engine {
-    /// Opens a bundle; the answer is `{"entries": N}` or an error.
+    /// Opens a bundle in place of the one loaded before (a first-search shard is replaced by
+    /// the full index); the answer is `{"entries": N, "partial": bool}` or an error, which
+    /// keeps the index loaded before.
     pub fn load(&mut self, bundle: &[u8]) -> Result<String, String> {
         match Searcher::from_bundle(bundle) {
             Ok(searcher) => {
-                let answer = serde_json::json!({ "entries": searcher.len() }).to_string();
+                let answer = serde_json::json!({
+                    "entries": searcher.len(),
+                    "partial": searcher.is_partial(),
+                })
+                .to_string();
                 self.searcher = Some(searcher);
                 Ok(answer)
             }
@@ -68,17 +74,21 @@ mod tests {
     use super::*;
     use errata_search::Document;
 
-    fn bundle() -> Vec<u8> {
-        let doc = Document {
+    fn document() -> Document {
+        Document {
             slug: "nccl-watchdog-timeout".into(),
             title: "NCCL Watchdog Timeout".into(),
             url: "distributed/nccl-watchdog-timeout/".into(),
             category: "distributed".into(),
             severity: "high".into(),
             signatures: vec!["Watchdog caught collective operation timeout".into()],
+            body: "Raise the collective timeout only after finding the stalled rank.".into(),
             ..Default::default()
-        };
-        errata_search::build_bundle(&[doc]).unwrap()
+        }
+    }
+
+    fn bundle() -> Vec<u8> {
+        errata_search::build_bundle(&[document()]).unwrap()
     }
 
     #[test]
@@ -88,7 +98,10 @@ mod tests {
             .search("x", 5)
             .unwrap_err()
             .contains("no index loaded"));
-        assert_eq!(engine.load(&bundle()).unwrap(), r#"{"entries":1}"#);
+        assert_eq!(
+            engine.load(&bundle()).unwrap(),
+            r#"{"entries":1,"partial":false}"#
+        );
         let hits: serde_json::Value = serde_json::from_str(
             &engine
                 .search("Watchdog caught collective operation timeout", 5)
@@ -105,6 +118,46 @@ mod tests {
         )
         .unwrap();
         assert_eq!(d["entries"][0]["slug"], "nccl-watchdog-timeout");
+    }
+
+    /// The first-search shard answers partially, from signatures alone; loading the full index
+    /// over it gives full answers, and a bad bundle then keeps the index loaded before.
+    #[test]
+    fn a_shard_is_replaced_by_the_full_index() {
+        let mut engine = Engine::default();
+        let shard = errata_search::build_shard(&[document()], errata_search::Shard::First).unwrap();
+        assert_eq!(
+            engine.load(&shard).unwrap(),
+            r#"{"entries":1,"partial":true}"#
+        );
+        let answer = |engine: &Engine, q: &str| -> serde_json::Value {
+            serde_json::from_str(&engine.search(q, 5).unwrap()).unwrap()
+        };
+        let first = answer(&engine, "collective operation timeout");
+        assert_eq!(first["partial"], true);
+        assert_eq!(first["hits"][0]["slug"], "nccl-watchdog-timeout");
+        assert!(first["hits"][0]["matched_signature"].is_null());
+        // Body words are only in the full index.
+        assert_eq!(
+            answer(&engine, "stalled rank")["hits"],
+            serde_json::json!([])
+        );
+        engine.load(&bundle()).unwrap();
+        let full = answer(&engine, "collective operation timeout");
+        assert!(full.get("partial").is_none());
+        assert_eq!(
+            full["hits"][0]["matched_signature"],
+            "Watchdog caught collective operation timeout"
+        );
+        assert_eq!(
+            answer(&engine, "stalled rank")["hits"][0]["slug"],
+            "nccl-watchdog-timeout"
+        );
+        assert!(engine.load(b"not a bundle").is_err());
+        assert_eq!(
+            answer(&engine, "stalled rank")["hits"][0]["slug"],
+            "nccl-watchdog-timeout"
+        );
     }
 
     #[test]

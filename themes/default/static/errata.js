@@ -363,7 +363,14 @@
     var nextId = 1;
     var first = deferred();
     first.promise.catch(noop);
-    var eng = { failed: null, ready: false, loadMs: null, firstReady: first.promise };
+    // Settles when the full index has replaced the first-search shard (at once without one).
+    var whole = deferred();
+    whole.promise.catch(noop);
+    var upgradeListeners = [];
+    var eng = {
+      failed: null, ready: false, loadMs: null, firstReady: first.promise,
+      partial: false, upgradeError: null, fullReady: whole.promise
+    };
 
     function supported() {
       return typeof window.Worker === 'function' && typeof window.WebAssembly === 'object' &&
@@ -409,6 +416,14 @@
     function onMessage(ev) {
       var m = ev.data || {};
       var p = m.id !== undefined && m.id !== null ? pending[m.id] : null;
+      if (m.type === 'upgraded' || m.type === 'upgrade-failed') {
+        if (m.type === 'upgraded') { eng.partial = false; whole.resolve(); }
+        else { eng.upgradeError = new Error(m.message || 'the full search index could not be loaded'); whole.reject(eng.upgradeError); }
+        for (var i = 0; i < upgradeListeners.length; i++) {
+          try { upgradeListeners[i](); } catch (e) { /* ignore */ }
+        }
+        return;
+      }
       if (!p) {
         if (m.type === 'error') rejectAll(new Error(m.message || 'search worker error'));
         return;
@@ -461,6 +476,8 @@
         if (worker !== w) { var gone = new Error('cancelled'); gone.cancelled = true; throw gone; }
         eng.ready = true;
         eng.loadMs = m.ms;
+        eng.partial = !!m.partial;
+        if (!m.partial) whole.resolve();
         first.resolve({ ms: m.ms });
         return m;
       }, function (err) {
@@ -488,6 +505,7 @@
     }
 
     eng.start = start;
+    eng.onUpgrade = function (f) { upgradeListeners.push(f); };
     eng.request = request;
     eng.cancel = cancel;
     eng.busy = function () { return Object.keys(pending).length > 0; };
@@ -523,7 +541,15 @@
       search: function (query, limit) { return searchQuery(String(query == null ? '' : query), limit || 10); },
       diagnose: function (text) { return diagnoseSource(String(text == null ? '' : text)); }
     };
+    // Ready when the full index is loaded, whose answers match `errata search`.
     Object.defineProperty(hook, 'ready', {
+      enumerable: true,
+      get: function () {
+        engine.start().catch(noop);
+        return engine.firstReady.then(function () { return engine.fullReady; });
+      }
+    });
+    Object.defineProperty(hook, 'firstReady', {
       enumerable: true,
       get: function () { engine.start().catch(noop); return engine.firstReady; }
     });
@@ -674,6 +700,7 @@
     var items = [];          // result <li>s, in engine order
     var active = -1;
     var lastQuery = null;
+    var shownPartial = false;  // the results on screen came from the first-search shard
 
     function setStatus(msg) { if (status) status.textContent = msg; }
 
@@ -745,7 +772,8 @@
       var hits = result && Array.isArray(result.hits) ? result.hits : [];
       var shown = shorten(q, 60);
       if (!hits.length) {
-        setStatus('No entry matches \u201c' + shown + '\u201d.');
+        setStatus('No entry matches \u201c' + shown + '\u201d' +
+          (result.partial && !engine.upgradeError ? ' in signatures and titles; the full index is loading.' : '.'));
         return;
       }
       var terms = queryTerms(q);
@@ -760,8 +788,11 @@
       results.appendChild(list);
       input.setAttribute('aria-controls', 'search-results-list');
       var n = hits.length;
-      setStatus(plural(n, 'result', 'results') + ' for \u201c' + shown + '\u201d' +
-        (result.engine === 'fallback' ? ' (simple search: the search module could not be loaded).' : '.'));
+      var note = '.';
+      if (result.engine === 'fallback') note = ' (simple search: the search module could not be loaded).';
+      else if (result.partial && engine.upgradeError) note = ' (signatures and titles only: the full index could not be loaded).';
+      else if (result.partial) note = ' (from signatures and titles; the full index is loading).';
+      setStatus(plural(n, 'result', 'results') + ' for \u201c' + shown + '\u201d' + note);
     }
 
     function runSearch(force) {
@@ -784,6 +815,7 @@
       searchQuery(trimmed, limit).then(function (result) {
         if (seq !== searchSeq) return;
         results.removeAttribute('aria-busy');
+        shownPartial = !!(result && result.partial);
         renderResults(result, trimmed);
       }, function (err) {
         if (seq !== searchSeq) return;
@@ -794,6 +826,11 @@
         setStatus('Search failed: ' + (err && err.message ? err.message : 'unknown error') + '.');
       });
     }
+
+    // Partial results on screen are asked again once the full index has loaded (or failed).
+    engine.onUpgrade(function () {
+      if (shownPartial && lastQuery) runSearch(true);
+    });
 
     function schedule() {
       clearTimeout(timer);

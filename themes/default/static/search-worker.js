@@ -7,17 +7,25 @@
      {id, type: "diagnose", text}             or {id, type: "diagnose", file: Blob}
                                               or {id, type: "diagnose", buffer: ArrayBuffer}
    worker -> page
-     {id, type: "ready", ms}
+     {id, type: "ready", ms, partial}
      {id, type: "result", result, ms}         result: the engine's parsed JSON
      {id, type: "progress", phase: "reading" | "diagnosing", bytes}
      {id, type: "error", message}
+     {type: "upgraded", ms}                   the full index is loaded (no id)
+     {type: "upgrade-failed", message}        it could not be; searches stay partial
 
-   The module and the bundle are fetched on the first message. Every failure is
-   answered with an error message; nothing is ever left without a reply. */
+   The module and the first-search shard (search/errata-first.bundle: signatures, titles
+   and tags) are fetched on the first message, so the first answer needs a fraction of the
+   bytes; its answers say `partial`. The full index (search/errata.bundle) is fetched right
+   after and replaces it; diagnosis waits for it. A site without the shard loads the full
+   index at once. Every failure is answered with an error message; nothing is ever left
+   without a reply. */
 'use strict';
 
 var engine = null;      // {exports, memory}
-var loading = null;     // Promise<engine>
+var loading = null;     // Promise<engine>: the module with a first index (shard or full)
+var full = null;        // Promise<engine>: the module with the full index
+var partial = false;    // the loaded index is the first-search shard
 var loadMs = 0;
 var lastRoot = null;    // kept so a crashed engine can be reloaded
 
@@ -104,6 +112,33 @@ function call(name, bytes, extra) {
 var REQUIRED = ['errata_alloc', 'errata_load', 'errata_search', 'errata_diagnose',
   'errata_result_ptr', 'errata_result_len'];
 
+/* Loads bundle bytes into the engine, replacing the index it had. */
+function loadBundle(bytes) {
+  var x = engine.exports;
+  var bundle = new Uint8Array(bytes);
+  // errata_load parses the bundle into its own memory, so the input is freed after it.
+  var rc;
+  try {
+    rc = withBytes(bundle, false, function (ptr, len) { return x.errata_load(ptr, len); });
+  } catch (e) {
+    // A bundle damaged behind a valid checksum can stop the engine (a trap): an error to
+    // show, and a fresh engine next time.
+    engine = null;
+    if (e instanceof WebAssembly.RuntimeError) {
+      throw new Error('could not load the search index: it is damaged (the engine stopped: ' + errText(e) + '); rebuild the site');
+    }
+    throw e;
+  }
+  if (rc !== 0) {
+    var text = '';
+    try { text = readResult(); } catch (e) { text = ''; }
+    var m = 'could not load the search index (code ' + rc + ')';
+    try { var o = JSON.parse(text); if (o && typeof o.error === 'string') m = 'could not load the search index: ' + o.error; } catch (e) { /* keep m */ }
+    throw new Error(m);
+  }
+}
+
+/* The module and the first index: the shard if the site has one, else the full index. */
 function load(root) {
   if (typeof WebAssembly !== 'object' || !WebAssembly.instantiate) {
     return Promise.reject(new Error('this browser has no WebAssembly'));
@@ -114,7 +149,8 @@ function load(root) {
   }
   var t0 = now();
   var wasmUrl = new URL('static/errata-search.wasm', base).href;
-  var bundleUrl = new URL('search/errata.bundle', base).href;
+  var fullUrl = new URL('search/errata.bundle', base).href;
+  var firstUrl = new URL('search/errata-first.bundle', base).href;
   // Compile while downloading when the server sends application/wasm; else from the bytes.
   function fromBytes() {
     return fetchBytes(wasmUrl, 'search module').then(function (buf) {
@@ -126,8 +162,17 @@ function load(root) {
   var wasmP = typeof WebAssembly.instantiateStreaming === 'function'
     ? WebAssembly.instantiateStreaming(fetch(wasmUrl, { credentials: 'same-origin' }), {}).catch(fromBytes)
     : fromBytes();
-  var bundleP = fetchBytes(bundleUrl, 'search index');
-  return Promise.all([wasmP, bundleP]).then(function (both) {
+  // Only a missing shard means "load the full index instead"; any other failure is reported.
+  var firstP = fetch(firstUrl, { credentials: 'same-origin' }).then(function (r) {
+    if (r.status === 404) return null;
+    if (!r.ok) throw new Error('could not fetch the search index (HTTP ' + r.status + ')');
+    return r.arrayBuffer();
+  }, function (e) {
+    throw new Error('could not fetch the search index: ' + errText(e));
+  }).then(function (buf) {
+    return buf || fetchBytes(fullUrl, 'search index').then(function (b) { return { full: b }; });
+  });
+  return Promise.all([wasmP, firstP]).then(function (both) {
     var inst = both[0].instance || both[0];
     var x = inst.exports;
     for (var i = 0; i < REQUIRED.length; i++) {
@@ -135,31 +180,44 @@ function load(root) {
     }
     if (!(x.memory instanceof WebAssembly.Memory)) throw new Error('the search module exports no memory');
     engine = { exports: x, memory: x.memory };
-    var bundle = new Uint8Array(both[1]);
-    // errata_load parses the bundle into its own memory, so the input is freed after it.
-    var rc;
-    try {
-      rc = withBytes(bundle, false, function (ptr, len) { return x.errata_load(ptr, len); });
-    } catch (e) {
-      // A bundle damaged behind a valid checksum can stop the engine (a trap): an error to
-      // show, and a fresh engine next time.
-      engine = null;
-      if (e instanceof WebAssembly.RuntimeError) {
-        throw new Error('could not load the search index: it is damaged (the engine stopped: ' + errText(e) + '); rebuild the site');
-      }
-      throw e;
-    }
-    if (rc !== 0) {
-      var text = '';
-      try { text = readResult(); } catch (e) { text = ''; }
-      engine = null;
-      var m = 'could not load the search index (code ' + rc + ')';
-      try { var o = JSON.parse(text); if (o && typeof o.error === 'string') m = 'could not load the search index: ' + o.error; } catch (e) { /* keep m */ }
-      throw new Error(m);
-    }
+    var isShard = !both[1].full;
+    loadBundle(isShard ? both[1] : both[1].full);
+    partial = isShard;
     loadMs = Math.round(now() - t0);
-    return engine;
+    var e = engine;
+    full = isShard ? upgrade(e, fullUrl) : Promise.resolve(e);
+    full.catch(noop);
+    return e;
   });
+}
+
+function noop() {}
+
+/* Fetches the full index once the requests already queued have been answered, and loads it
+   when it arrives: engine calls are synchronous, so it never lands inside one. */
+function upgrade(e, fullUrl) {
+  var t0;
+  var done = new Promise(function (resolve) { setTimeout(resolve, 0); }).then(function () {
+    t0 = now();
+    return fetchBytes(fullUrl, 'full search index');
+  }).then(function (bytes) {
+    if (engine !== e) throw new Error('the search engine was restarted');
+    try {
+      loadBundle(bytes);
+    } catch (err) {
+      // A trap leaves the engine unusable: the next request starts a fresh one.
+      if (engine !== e) { loading = null; full = null; }
+      throw err;
+    }
+    partial = false;
+    return e;
+  });
+  done.then(function () {
+    post({ type: 'upgraded', ms: Math.round(now() - t0) });
+  }, function (err) {
+    post({ type: 'upgrade-failed', message: errText(err) });
+  });
+  return done;
 }
 
 function ensure(root) {
@@ -168,7 +226,7 @@ function ensure(root) {
     root = lastRoot;
     loading = load(root);
     // A failed load may be retried by a later init (e.g. after a network blip).
-    loading.catch(function () { loading = null; engine = null; });
+    loading.catch(function () { loading = null; engine = null; full = null; });
   }
   return loading;
 }
@@ -212,7 +270,7 @@ function handle(msg) {
   var type = msg.type;
   if (type === 'init') {
     return ensure(msg.root).then(function () {
-      post({ id: id, type: 'ready', ms: loadMs });
+      post({ id: id, type: 'ready', ms: loadMs, partial: partial });
     });
   }
   if (!loading) {
@@ -228,7 +286,10 @@ function handle(msg) {
     });
   }
   if (type === 'diagnose') {
-    return loading.then(function () { return logBytes(msg); }).then(function (bytes) {
+    // Diagnosis ranks by matched signatures, which only the full index carries.
+    return loading.then(function () {
+      return full || ensure().then(function () { return full; });
+    }).then(function () { return logBytes(msg); }).then(function (bytes) {
       post({ id: id, type: 'progress', phase: 'diagnosing', bytes: bytes.length });
       var t0 = now();
       var result = call('errata_diagnose', bytes);
@@ -251,6 +312,7 @@ self.onmessage = function (ev) {
       if (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) {
         engine = null;
         loading = null;
+        full = null;
       }
       post({ id: msg.id, type: 'error', message: errText(e) });
     });
