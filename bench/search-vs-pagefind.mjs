@@ -145,4 +145,23 @@ const table = ['| N = ' + n + ' | errata | Pagefind 1.6.0 | errata / Pagefind |'
   ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 console.log(table);
 console.log(`(${marked} entry pages indexed by Pagefind; first-search results: errata ${e.firstHits}, Pagefind ${p.firstHits})`);
-console.log(`command: node bench/search-vs-pagefind.mjs ${n}`);
+const cmd = `node bench/search-vs-pagefind.mjs ${n}`;
+console.log(`command: ${cmd}`);
+// results.md keeps one section per command, beside the build benchmark's sections.
+const resultsPath = join(here, 'results.md');
+const section = `<!-- ${cmd} -->\n## Search at ${n.toLocaleString('en-US')} entries: errata and Pagefind\n\n` +
+  'Headless Chromium (Debian), one run; query time is the median over the queries already loaded. ' +
+  'errata\'s first search counts the module and the first-search shard, with the full index held ' +
+  'back until the first answer came; the full index is the next row.\n\n' +
+  `${table}\n\n(${marked} entry pages indexed by Pagefind; first-search results: errata ${e.firstHits}, Pagefind ${p.firstHits})\n\n` +
+  `Command: \`${cmd}\`\n<!-- end -->\n`;
+let results = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '# Benchmarks\n';
+const at = results.indexOf(`<!-- ${cmd} -->`);
+if (at >= 0) {
+  const end = results.indexOf('<!-- end -->\n', at) + '<!-- end -->\n'.length;
+  results = results.slice(0, at) + section + results.slice(end);
+} else {
+  results = results.replace(/\n*$/, '\n\n') + section;
+}
+writeFileSync(resultsPath, results);
+console.log('written to bench/results.md');
