@@ -110,8 +110,9 @@ pub fn sort_problems(problems: &mut Vec<Problem>) {
 /// The text of each content file, kept so problems can quote their line.
 #[derive(Debug, Default, Clone)]
 pub struct Sources {
-    /// Shared with the load cache `errata serve` keeps, so a rebuild copies no text.
-    texts: std::collections::HashMap<PathBuf, std::sync::Arc<str>>,
+    /// Shared with the load cache `errata serve` keeps, so a rebuild copies no text. (A fast
+    /// hash: the map is made again from every file on each rebuild; paths are not hostile.)
+    texts: rustc_hash::FxHashMap<PathBuf, std::sync::Arc<str>>,
 }
 
 impl Sources {

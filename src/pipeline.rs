@@ -192,6 +192,7 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
         &checked.theme,
         &tera,
         &Selection::All,
+        &render::Memo::default(),
         &|| bar.inc(1),
         &|output| staging.write(&output).map_err(PipelineError::from),
     )?;
@@ -222,6 +223,8 @@ pub struct Incremental {
     /// The search index kept open for edits: started on its own thread after each full
     /// render, so the first edit does not wait seconds for it.
     live: Option<Live>,
+    /// What the last render kept for this one.
+    memo: render::Memo,
 }
 
 /// The kept-open search indexes, one per shard in [`crate::search::SHARDS`]' order.
@@ -275,6 +278,7 @@ impl Incremental {
             cache: LoadCache::default(),
             last: None,
             live: None,
+            memo: render::Memo::default(),
         }
     }
 
@@ -297,8 +301,14 @@ impl Incremental {
             _ => (Selection::All, render::compile_templates(&checked.theme)?),
         };
         timings.lap("plan");
-        let mut outputs =
-            render::render_selected(&checked.site, &checked.theme, &tera, &selection, &|| {})?;
+        let mut outputs = render::render_selected(
+            &checked.site,
+            &checked.theme,
+            &tera,
+            &selection,
+            &self.memo,
+            &|| {},
+        )?;
         let entry_pages = match &selection {
             Selection::All => checked.site.entries.len(),
             Selection::Only { entries, .. } => entries.len(),
@@ -334,16 +344,20 @@ impl Incremental {
                     .iter()
                     .map(|&i| (i, crate::search::document(site, i)))
                     .collect();
-                for live in &mut shards {
-                    live.replace(documents.iter().cloned())
-                        .map_err(index_error)?;
-                }
+                // Each shard commits and packs on its own thread (tantivy's commit waits on
+                // its indexing thread, so most of the time is waiting).
+                use rayon::prelude::*;
+                shards
+                    .par_iter_mut()
+                    .try_for_each(|live| live.replace(documents.iter().cloned()).map(|_| ()))
+                    .map_err(index_error)?;
                 shards
             }
             _ => live_shards(&crate::search::documents(site)).map_err(index_error)?,
         };
+        use rayon::prelude::*;
         let outputs = shards
-            .iter()
+            .par_iter()
             .zip(crate::search::SHARDS)
             .map(|(live, (_, path))| {
                 Ok(Output {

@@ -140,10 +140,15 @@ pub fn relink(
             }
         }
         for tag in &entry.tags {
-            let list = tags.entry(tag.clone()).or_default();
-            // A tag written twice in one entry lists the entry once.
-            if list.last() != Some(&i) {
-                list.push(i);
+            // Looked up before it is inserted: a tag is cloned once for the site, not once
+            // for each entry that uses it.
+            match tags.get_mut(tag) {
+                // A tag written twice in one entry lists the entry once.
+                Some(list) if list.last() == Some(&i) => {}
+                Some(list) => list.push(i),
+                None => {
+                    tags.insert(tag.clone(), vec![i]);
+                }
             }
         }
     }
@@ -159,9 +164,10 @@ pub fn relink(
             .collect();
         problems.extend(found.into_iter().flatten());
     }
-    let by_title = |list: &mut Vec<usize>| {
-        list.sort_by(|&a, &b| entries[a].title.cmp(&entries[b].title).then(a.cmp(&b)))
-    };
+    // Every list is ordered by title, then place: each entry's rank in that order is found
+    // once, so the lists sort by number instead of comparing titles again in each list.
+    let rank = title_ranks(&entries);
+    let by_title = |list: &mut Vec<usize>| list.sort_unstable_by_key(|&i| rank[i]);
     for c in &mut categories {
         by_title(&mut c.entries);
     }
@@ -180,6 +186,17 @@ pub fn relink(
         categories,
         related,
     }
+}
+
+/// For each entry, its place in the order of all entries by title, then by index.
+fn title_ranks(entries: &[Arc<Entry>]) -> Vec<u32> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| entries[a].title.cmp(&entries[b].title).then(a.cmp(&b)));
+    let mut rank = vec![0; entries.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r as u32;
+    }
+    rank
 }
 
 /// Whether every input of [`related_entries`] is as it was in `previous`.

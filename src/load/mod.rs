@@ -14,7 +14,7 @@ mod plain;
 pub mod theme;
 pub mod types;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -126,7 +126,8 @@ pub const MAX_FILE_BYTES: u64 = 8_000_000;
 /// modification time are unchanged is not read or parsed again.
 #[derive(Debug, Default)]
 pub struct LoadCache {
-    files: HashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
+    /// Each file read, by path (a fast hash: looked up for every file on each rebuild).
+    files: FxHashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
     /// The last walk of `content/`: the files and the problems found on the way.
     walk: Option<(Vec<(PathBuf, PathBuf)>, Vec<Problem>)>,
     /// Set by [`LoadCache::expect_only`]: the next load looks at only these files.
@@ -183,6 +184,79 @@ pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError>
     load_site_cached(root, options, &mut LoadCache::default())
 }
 
+/// The outcome of every file in `files`, reading again each one whose stamp changed (or that
+/// `cache` does not have); `cache` ends up holding exactly these files.
+fn reload_changed(
+    files: &[(PathBuf, PathBuf)],
+    content: &Path,
+    cache: &mut FxHashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
+) -> Vec<(PathBuf, std::sync::Arc<FileOutcome>)> {
+    let old = std::mem::take(cache);
+    let outcomes = files
+        .par_iter()
+        .map(|(display, path)| {
+            // Stamped before reading: a change made while reading is seen next time.
+            let stamp = FileStamp::of(path);
+            let outcome = match (stamp, old.get(path)) {
+                (Some(now), Some((then, outcome))) if now == *then => outcome.clone(),
+                _ => {
+                    let rel = path.strip_prefix(content).unwrap_or(path);
+                    std::sync::Arc::new(load_file(display, rel, path))
+                }
+            };
+            (path, stamp, outcome)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .zip(files)
+        .map(|((path, stamp, outcome), (display, _))| {
+            if let Some(stamp) = stamp {
+                cache.insert(path.clone(), (stamp, outcome.clone()));
+            }
+            (display.clone(), outcome)
+        })
+        .collect();
+    drop(old);
+    outcomes
+}
+
+/// [`reload_changed`] when the watcher named the only files that changed: those are read
+/// again, the others keep their outcome without a look at the disk.
+fn reload_only(
+    files: &[(PathBuf, PathBuf)],
+    only: &std::collections::HashSet<PathBuf>,
+    content: &Path,
+    cache: &mut FxHashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
+) -> Vec<(PathBuf, std::sync::Arc<FileOutcome>)> {
+    for (display, path) in files.iter().filter(|(_, p)| only.contains(p)) {
+        let stamp = FileStamp::of(path);
+        let rel = path.strip_prefix(content).unwrap_or(path);
+        let outcome = std::sync::Arc::new(load_file(display, rel, path));
+        match stamp {
+            Some(stamp) => {
+                cache.insert(path.clone(), (stamp, outcome));
+            }
+            None => {
+                cache.remove(path);
+            }
+        }
+    }
+    files
+        .iter()
+        .map(|(display, path)| match cache.get(path) {
+            Some((_, outcome)) => (display.clone(), outcome.clone()),
+            // Named by the watcher, read, and gone since: read it once more, uncached.
+            None => {
+                let rel = path.strip_prefix(content).unwrap_or(path);
+                (
+                    display.clone(),
+                    std::sync::Arc::new(load_file(display, rel, path)),
+                )
+            }
+        })
+        .collect()
+}
+
 /// Loads a whole site, reusing the files of `cache` that have not changed and updating it.
 pub fn load_site_cached(
     root: &Path,
@@ -220,41 +294,17 @@ pub fn load_site_cached(
         .only
         .take()
         .filter(|only| only.iter().all(|p| p.is_file()));
-    let (files, mut problems) = match (&only, cache.walk.take()) {
-        (Some(_), Some(walk)) => walk,
-        _ => walk_content(root, &content),
+    let (files, mut problems, only) = match (only, cache.walk.take()) {
+        (Some(only), Some((files, problems))) => (files, problems, Some(only)),
+        _ => {
+            let (files, problems) = walk_content(root, &content);
+            (files, problems, None)
+        }
     };
-    let old = std::mem::take(&mut cache.files);
-    let outcomes: Vec<(PathBuf, std::sync::Arc<FileOutcome>)> = files
-        .par_iter()
-        .map(|(display, path)| {
-            if let (Some(only), Some((then, outcome))) = (&only, old.get(path)) {
-                if !only.contains(path) {
-                    return (path, Some(*then), outcome.clone());
-                }
-            }
-            // Stamped before reading: a change made while reading is seen next time.
-            let stamp = FileStamp::of(path);
-            let outcome = match (stamp, old.get(path)) {
-                (Some(now), Some((then, outcome))) if now == *then => outcome.clone(),
-                _ => {
-                    let rel = path.strip_prefix(&content).unwrap_or(path);
-                    std::sync::Arc::new(load_file(display, rel, path))
-                }
-            };
-            (path, stamp, outcome)
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .zip(&files)
-        .map(|((path, stamp, outcome), (display, _))| {
-            if let Some(stamp) = stamp {
-                cache.files.insert(path.clone(), (stamp, outcome.clone()));
-            }
-            (display.clone(), outcome)
-        })
-        .collect();
-    drop(old);
+    let outcomes = match &only {
+        Some(only) => reload_only(&files, only, &content, &mut cache.files),
+        None => reload_changed(&files, &content, &mut cache.files),
+    };
     cache.walk = Some((files, problems.clone()));
     let mut sources = Sources::default();
     let mut checked = Vec::with_capacity(outcomes.len());

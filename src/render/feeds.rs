@@ -4,9 +4,12 @@
 //! Takes the linked [`Site`]; yields the files' text. Dates come from the entries, never the
 //! clock, so two builds of the same content are byte-identical.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use serde::Serialize;
 
 use crate::link::Site;
+use crate::load::Entry;
 
 fn xml(s: &str) -> String {
     super::highlight::escape(s)
@@ -115,37 +118,79 @@ struct EntryJson<'a> {
     updated: Option<String>,
 }
 
-pub fn entries_json(site: &Site) -> String {
+/// The lines of entries.json kept from one render to the next (`errata serve`). A line is
+/// reused while its place holds the same loaded entry (the same `Arc`: its file is unchanged),
+/// the same category title and the same related slugs, which are everything the line shows.
+#[derive(Default)]
+pub struct JsonLines(Mutex<Vec<Option<JsonLine>>>);
+
+struct JsonLine {
+    entry: Arc<Entry>,
+    category_title: String,
+    related: Vec<String>,
+    line: Arc<str>,
+}
+
+impl JsonLine {
+    fn holds(&self, site: &Site, i: usize) -> bool {
+        let e = &site.entries[i];
+        Arc::ptr_eq(&self.entry, e)
+            && self.category_title == site.category_title(&e.category)
+            && self.related.len() == site.related[i].len()
+            && self
+                .related
+                .iter()
+                .zip(&site.related[i])
+                .all(|(slug, &j)| slug.as_str() == site.entries[j].slug.as_str())
+    }
+}
+
+pub fn entries_json(site: &Site, kept: &JsonLines) -> String {
     use rayon::prelude::*;
-    // One entry a line: compact for tools, still a readable diff. Serialised in parallel;
-    // at 10,000 entries this file is written on every serve rebuild.
-    let lines: Vec<String> = (0..site.entries.len())
-        .into_par_iter()
-        .map(|i| {
-            let e = &site.entries[i];
-            let entry = EntryJson {
-                slug: e.slug.as_str(),
-                title: &e.title,
-                url: site.entry_url(i),
-                category: &e.category,
-                category_title: site.category_title(&e.category),
-                severity: e.severity.as_str(),
-                kind: e.kind.as_str(),
-                tags: e.tags.iter().map(|t| t.as_str()).collect(),
-                summary: &e.summary_text,
-                signatures: &e.signatures,
-                related: site.related[i]
-                    .iter()
-                    .map(|&j| site.entries[j].slug.as_str())
-                    .collect(),
-                updated: e.updated.map(|d| d.to_string()),
-            };
-            serde_json::to_string(&entry).unwrap_or_default()
-        })
-        .collect();
-    let mut out = String::with_capacity(lines.iter().map(|l| l.len() + 2).sum::<usize>() + 64);
+    let mut kept = kept.0.lock().unwrap_or_else(PoisonError::into_inner);
+    kept.resize_with(site.entries.len(), || None);
+    // One entry a line: compact for tools, still a readable diff. Serialised in parallel, and
+    // only where the line kept from the last render no longer holds.
+    kept.par_iter_mut().enumerate().for_each(|(i, slot)| {
+        if slot.as_ref().is_some_and(|l| l.holds(site, i)) {
+            return;
+        }
+        let e = &site.entries[i];
+        let related: Vec<&str> = site.related[i]
+            .iter()
+            .map(|&j| site.entries[j].slug.as_str())
+            .collect();
+        let entry = EntryJson {
+            slug: e.slug.as_str(),
+            title: &e.title,
+            url: site.entry_url(i),
+            category: &e.category,
+            category_title: site.category_title(&e.category),
+            severity: e.severity.as_str(),
+            kind: e.kind.as_str(),
+            tags: e.tags.iter().map(|t| t.as_str()).collect(),
+            summary: &e.summary_text,
+            signatures: &e.signatures,
+            related: related.clone(),
+            updated: e.updated.map(|d| d.to_string()),
+        };
+        *slot = Some(JsonLine {
+            entry: e.clone(),
+            category_title: entry.category_title.to_owned(),
+            related: related.into_iter().map(str::to_owned).collect(),
+            line: serde_json::to_string(&entry).unwrap_or_default().into(),
+        });
+    });
+    let lines = kept.iter().flatten().map(|l| &l.line);
+    let mut out = String::with_capacity(
+        kept.iter()
+            .flatten()
+            .map(|l| l.line.len() + 2)
+            .sum::<usize>()
+            + 64,
+    );
     out.push_str("{\"version\":1,\"entries\":[");
-    for (k, line) in lines.iter().enumerate() {
+    for (k, line) in lines.enumerate() {
         out.push_str(if k == 0 { "\n" } else { ",\n" });
         out.push_str(line);
     }

@@ -216,6 +216,13 @@ impl Selection {
     }
 }
 
+/// What one render keeps for the next, so that `errata serve` does not make again what an
+/// edit did not change. A fresh one gives the same output, only slower.
+#[derive(Default)]
+pub struct Memo {
+    entries_json: feeds::JsonLines,
+}
+
 /// Renders the whole site. `tick` is called once per page rendered, for a progress bar.
 pub fn render_site(
     site: &Site,
@@ -223,7 +230,7 @@ pub fn render_site(
     tera: &Tera,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Output>, RenderError> {
-    render_selected(site, theme, tera, &Selection::All, tick)
+    render_selected(site, theme, tera, &Selection::All, &Memo::default(), tick)
 }
 
 /// Renders the files `selection` names, sorted by path.
@@ -232,10 +239,11 @@ pub fn render_selected(
     theme: &ThemeFiles,
     tera: &Tera,
     selection: &Selection,
+    memo: &Memo,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Output>, RenderError> {
     let collected = std::sync::Mutex::new(Vec::new());
-    render_into(site, theme, tera, selection, tick, &|o| {
+    render_into(site, theme, tera, selection, memo, tick, &|o| {
         collected
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -256,6 +264,7 @@ pub fn render_into<E: From<RenderError> + Send>(
     theme: &ThemeFiles,
     tera: &Tera,
     selection: &Selection,
+    memo: &Memo,
     tick: &(dyn Fn() + Sync),
     put: &(dyn Fn(Output) -> Result<(), E> + Sync),
 ) -> Result<(), E> {
@@ -317,7 +326,7 @@ pub fn render_into<E: From<RenderError> + Send>(
     // takes seconds at 10,000 entries and would otherwise run alone after them.
     std::thread::scope(|scope| -> Result<(), E> {
         let bundle = (*selection == Selection::All).then(|| scope.spawn(|| search_bundle(site)));
-        let pages = render_pages(site, tera, selection, &render, &home, put);
+        let pages = render_pages(site, tera, selection, memo, &render, &home, put);
         if let Some(bundle) = bundle {
             let bundles = bundle
                 .join()
@@ -357,6 +366,7 @@ fn render_pages<E: From<RenderError> + Send>(
     site: &Site,
     tera: &Tera,
     selection: &Selection,
+    kept: &Memo,
     render: &(dyn Fn(Page) -> Result<Output, RenderError> + Sync),
     home: &Crumb,
     put: &(dyn Fn(Output) -> Result<(), E> + Sync),
@@ -495,7 +505,10 @@ fn render_pages<E: From<RenderError> + Send>(
     put(text("atom.xml", feeds::atom(site)))?;
     put(text("robots.txt", feeds::robots(site)))?;
     put(text("opensearch.xml", feeds::opensearch(site)))?;
-    put(text("entries.json", feeds::entries_json(site)))?;
+    put(text(
+        "entries.json",
+        feeds::entries_json(site, &kept.entries_json),
+    ))?;
     Ok(())
 }
 
