@@ -298,7 +298,10 @@ impl Incremental {
         let previous = self.last.take();
         let (selection, tera) = match previous {
             Some((old, tera)) if !everything => (plan(&old, &checked), tera),
-            _ => (Selection::All, render::compile_templates(&checked.theme)?),
+            _ => {
+                self.memo.for_templates();
+                (Selection::All, render::compile_templates(&checked.theme)?)
+            }
         };
         timings.lap("plan");
         let mut outputs = render::render_selected(

@@ -9,8 +9,12 @@
 
 mod warnings;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+
+// Slug and tag maps are looked up for every entry on each rebuild; their keys are our own
+// content, so a fast hash suffices (and nothing iterates them into the output).
+use rustc_hash::FxHashMap as HashMap;
 
 pub use warnings::warnings;
 
@@ -220,7 +224,7 @@ fn same_neighbourhoods(previous: &Site, entries: &[Arc<Entry>], categories: &[Ca
 /// Two entries with one slug (or file names that differ only by case) would write one page.
 /// Reports each file, naming the other, and keeps only the first so links still resolve.
 fn check_duplicates(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec<Problem>) {
-    let mut first: HashMap<Slug, usize> = HashMap::new();
+    let mut first: HashMap<Slug, usize> = HashMap::default();
     let mut drop = BTreeSet::new();
     for (i, e) in entries.iter().enumerate() {
         if let Some(&j) = first.get(&e.slug) {
@@ -350,11 +354,10 @@ fn related_entries(
     type Cat = Option<usize>;
     let mut by_tag: Vec<Vec<usize>> = vec![Vec::new(); tags.len()];
     // Keys are small integers: rustc's hash, not SipHash (the index is built on every link).
-    use rustc_hash::FxHashMap;
-    let mut by_tag_category: FxHashMap<(u32, Cat), Vec<usize>> = FxHashMap::default();
-    let mut by_pair: FxHashMap<(u32, u32), Vec<usize>> = FxHashMap::default();
-    let mut by_pair_category: FxHashMap<(u32, u32, Cat), Vec<usize>> = FxHashMap::default();
-    let mut by_triple: FxHashMap<(u32, u32, u32), Vec<usize>> = FxHashMap::default();
+    let mut by_tag_category: HashMap<(u32, Cat), Vec<usize>> = HashMap::default();
+    let mut by_pair: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
+    let mut by_pair_category: HashMap<(u32, u32, Cat), Vec<usize>> = HashMap::default();
+    let mut by_triple: HashMap<(u32, u32, u32), Vec<usize>> = HashMap::default();
     // Entries with very many tags would fill the pair and triple indexes with the cube of
     // their tag count; they stay out of them and are compared with every entry directly.
     let mut wide: Vec<usize> = Vec::new();

@@ -165,7 +165,7 @@ fn shared_signatures(site: &Site, out: &mut Vec<Problem>) {
     // The bytes of the normal form, hashed in one write.
     let hash = |s: &str| -> u64 {
         use std::hash::Hasher;
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = rustc_hash::FxHasher::default();
         let t = s.trim();
         if t.is_ascii() {
             let mut buf = [0u8; 256];

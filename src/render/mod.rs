@@ -101,10 +101,19 @@ const CARD_TEMPLATE: &str = "__errata_card.html";
 
 /// Each entry's card, drawn once for each page depth and heading level it is shown at and
 /// reused wherever it is shown so: a card appears on about a dozen pages (lists, tags,
-/// related entries), and drawing it was a large part of all template time.
+/// related entries), and drawing it was a large part of all template time. Kept between
+/// `errata serve`'s rebuilds, a card is drawn again when its place holds another loaded entry
+/// or its category's title changed (all a card shows comes from those two). It is kept only
+/// for one set of templates: see [`Memo::for_templates`].
 #[derive(Default)]
 struct CardMemo {
-    drawn: std::sync::Mutex<HashMap<(usize, String, u8), std::sync::Arc<str>>>,
+    drawn: std::sync::Mutex<HashMap<(usize, String, u8), DrawnCard>>,
+}
+
+struct DrawnCard {
+    entry: std::sync::Arc<crate::load::Entry>,
+    category_title: String,
+    html: std::sync::Arc<str>,
 }
 
 impl CardMemo {
@@ -112,6 +121,7 @@ impl CardMemo {
     fn html(
         &self,
         tera: &Tera,
+        site: &Site,
         index: usize,
         card: &views::Card<'_>,
         root: &str,
@@ -123,8 +133,11 @@ impl CardMemo {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
-        if let Some(html) = lock().get(&key) {
-            return Ok(html.to_string());
+        let entry = &site.entries[index];
+        if let Some(drawn) = lock().get(&key).filter(|d| {
+            std::sync::Arc::ptr_eq(&d.entry, entry) && d.category_title == card.category_title
+        }) {
+            return Ok(drawn.html.to_string());
         }
         let failed = |e: tera::Error| RenderError::Template {
             name: "macros.html".into(),
@@ -136,7 +149,12 @@ impl CardMemo {
         ctx.insert("level".into(), tera::Value::from(level));
         let ctx = Context::from_value(tera::Value::Object(ctx)).map_err(failed)?;
         let html = tera.render(CARD_TEMPLATE, &ctx).map_err(failed)?;
-        lock().insert(key, html.as_str().into());
+        let drawn = DrawnCard {
+            entry: entry.clone(),
+            category_title: card.category_title.to_owned(),
+            html: html.as_str().into(),
+        };
+        lock().insert(key, drawn);
         Ok(html)
     }
 
@@ -152,7 +170,7 @@ impl CardMemo {
         list.iter()
             .map(|&i| {
                 let mut c = card(site, i);
-                c.html = self.html(tera, i, &c, root, level)?;
+                c.html = self.html(tera, site, i, &c, root, level)?;
                 Ok(c)
             })
             .collect()
@@ -221,6 +239,14 @@ impl Selection {
 #[derive(Default)]
 pub struct Memo {
     entries_json: feeds::JsonLines,
+    cards: CardMemo,
+}
+
+impl Memo {
+    /// Forgets what depends on the templates, before a render with newly compiled ones.
+    pub fn for_templates(&mut self) {
+        self.cards = CardMemo::default();
+    }
 }
 
 /// Renders the whole site. `tick` is called once per page rendered, for a progress bar.
@@ -372,7 +398,7 @@ fn render_pages<E: From<RenderError> + Send>(
     put: &(dyn Fn(Output) -> Result<(), E> + Sync),
 ) -> Result<(), E> {
     let base_path = base_path(&site.config.base_url());
-    let memo = CardMemo::default();
+    let memo = &kept.cards;
     // Entry pages, in parallel.
     (0..site.entries.len())
         .into_par_iter()
@@ -383,7 +409,7 @@ fn render_pages<E: From<RenderError> + Send>(
             let e = &site.entries[i];
             let mut view = entry_view(site, i, &root);
             for (card, &j) in view.related.iter_mut().zip(&site.related[i]) {
-                card.html = memo.html(tera, j, card, &root, 3)?;
+                card.html = memo.html(tera, site, j, card, &root, 3)?;
             }
             let crumbs = vec![
                 home.clone(),
@@ -498,7 +524,7 @@ fn render_pages<E: From<RenderError> + Send>(
     list_pages
         .into_par_iter()
         .try_for_each(|page| -> Result<(), E> {
-            put(render(list_page(site, tera, &memo, home, page)?)?)
+            put(render(list_page(site, tera, memo, home, page)?)?)
         })?;
 
     put(text("sitemap.xml", feeds::sitemap(site, &sitemap_pages)))?;

@@ -450,6 +450,54 @@ fn a_rebuild_told_which_files_changed_equals_a_full_build() {
     assert!(!served.contains_key("memory/entry-40/index.html"));
 }
 
+/// Writes a site theme `custom`, the default one with `attribute="{{ root }}{{ entry.url }}"`
+/// added to the card macro's `<article>`, and selects it.
+fn card_theme(root: &Path, attribute: &str) {
+    let config = fs::read_to_string(root.join("errata.yaml")).unwrap();
+    if !config.starts_with("theme: custom") {
+        fs::write(root.join("errata.yaml"), format!("theme: custom\n{config}")).unwrap();
+    }
+    let default = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/default/templates/macros.html"),
+    )
+    .unwrap();
+    let ours = default.replacen(
+        "<article class=\"card",
+        &format!("<article {attribute}=\"{{{{ root }}}}{{{{ entry.url }}}}\" class=\"card"),
+        1,
+    );
+    assert_ne!(ours, default, "the card macro was not found to change");
+    fs::create_dir_all(root.join("themes/custom/templates")).unwrap();
+    fs::write(root.join("themes/custom/templates/macros.html"), ours).unwrap();
+}
+
+/// `errata serve` keeps drawn cards between rebuilds: after the theme's card macro changes,
+/// every card must be drawn again with it.
+#[test]
+fn a_changed_card_macro_redraws_the_cards_kept_by_serve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_site(root);
+    card_theme(root, "data-card");
+    let mut builder = Incremental::new(root, options());
+    let mut served = BTreeMap::new();
+    apply(&mut served, builder.rebuild(true).unwrap());
+    // An edit first, so the kept cards are in use.
+    write_entry(
+        root,
+        7,
+        "Seven, before the theme changes",
+        7,
+        (7 * 5 + 3) % 12,
+    );
+    apply(&mut served, builder.rebuild(false).unwrap());
+    card_theme(root, "data-drawn");
+    apply(&mut served, builder.rebuild(true).unwrap());
+    assert_same(&served, &full(root));
+    let home = String::from_utf8_lossy(&served["index.html"]).into_owned();
+    assert!(home.contains("data-drawn=") && !home.contains("data-card="));
+}
+
 /// Cards are drawn once per page depth and reused; a site theme's own `macros::card` is
 /// the one drawn, in lists, related entries and on the home page, with links right for
 /// each page's depth.
@@ -458,20 +506,7 @@ fn a_themes_card_macro_draws_every_card() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     write_site(root);
-    let config = fs::read_to_string(root.join("errata.yaml")).unwrap();
-    fs::write(root.join("errata.yaml"), format!("theme: custom\n{config}")).unwrap();
-    let default = fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/default/templates/macros.html"),
-    )
-    .unwrap();
-    let ours = default.replacen(
-        "<article class=\"card",
-        "<article data-card=\"{{ root }}{{ entry.url }}\" class=\"card",
-        1,
-    );
-    assert_ne!(ours, default, "the card macro was not found to change");
-    fs::create_dir_all(root.join("themes/custom/templates")).unwrap();
-    fs::write(root.join("themes/custom/templates/macros.html"), ours).unwrap();
+    card_theme(root, "data-card");
     let site = full(root);
     let page = |path: &str| String::from_utf8(site[path].clone()).unwrap();
     for (path, root_of_page, cards) in [
