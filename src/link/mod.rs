@@ -121,7 +121,9 @@ pub fn relink(
         .enumerate()
         .map(|(i, k)| (k.as_str(), i))
         .collect();
-    let mut tags: BTreeMap<Tag, Vec<usize>> = BTreeMap::new();
+    // Grouped by hash, then sorted into the map once: a tag is cloned once for the site, and
+    // each (entry, tag) costs a hash lookup rather than a walk down the tree.
+    let mut grouped: HashMap<&Tag, Vec<usize>> = HashMap::default();
     for (i, entry) in entries.iter().enumerate() {
         match category_index.get(entry.category.as_str()) {
             Some(&c) => categories[c].entries.push(i),
@@ -144,18 +146,17 @@ pub fn relink(
             }
         }
         for tag in &entry.tags {
-            // Looked up before it is inserted: a tag is cloned once for the site, not once
-            // for each entry that uses it.
-            match tags.get_mut(tag) {
-                // A tag written twice in one entry lists the entry once.
-                Some(list) if list.last() == Some(&i) => {}
-                Some(list) => list.push(i),
-                None => {
-                    tags.insert(tag.clone(), vec![i]);
-                }
+            let list = grouped.entry(tag).or_default();
+            // A tag written twice in one entry lists the entry once.
+            if list.last() != Some(&i) {
+                list.push(i);
             }
         }
     }
+    let mut tags: BTreeMap<Tag, Vec<usize>> = grouped
+        .into_iter()
+        .map(|(tag, list)| (tag.clone(), list))
+        .collect();
     {
         use rayon::prelude::*;
         let found: Vec<Vec<Problem>> = entries
@@ -273,8 +274,10 @@ fn check_references(
             })
     };
     for r in &entry.related {
-        let (line, column) = entry.spans.value("related", r.as_str());
+        // Found in the text only for a problem: most references are fine.
+        let at = || entry.spans.value("related", r.as_str());
         if r == &entry.slug {
+            let (line, column) = at();
             problems.push(Problem::error(
                 &entry.file,
                 line,
@@ -282,6 +285,7 @@ fn check_references(
                 format!("entry lists itself as related (`{r}`)"),
             ));
         } else if !exists(r) {
+            let (line, column) = at();
             problems.push(
                 Problem::error(
                     &entry.file,
