@@ -20,7 +20,8 @@ if (!site) { console.error('usage: node bench/browser-speed.mjs SITE_DIR [LOG_FI
 const { base, close } = await serveStatic((pathname) => [site, pathname]);
 
 const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
-for (const [name, path] of [['module', 'static/errata-search.wasm'], ['bundle', 'search/errata.bundle'], ['worker + page JS', null]]) {
+for (const [name, path] of [['module', 'static/errata-search.wasm'], ['first-search shard', 'search/errata-first.bundle'],
+  ['full index', 'search/errata.bundle'], ['worker + page JS', null]]) {
   const bytes = path ? readFileSync(join(site, path)) : Buffer.concat(['static/errata.js', 'static/search-worker.js'].map((f) => readFileSync(join(site, f))));
   const gz = gzipSync(bytes, { level: 9 }).length;
   const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
