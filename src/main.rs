@@ -131,6 +131,11 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
                 println!("{}", serde_json::to_string_pretty(&answer)?);
             } else {
                 print!("{}", errata::terminal::hits(hits));
+                if answer.partial {
+                    eprintln!(
+                        "note: this bundle is the first-search shard (signatures, titles and tags, ranked without matched signatures); search/errata.bundle is the full index"
+                    );
+                }
             }
             Ok(if hits.is_empty() {
                 ExitCode::from(1)

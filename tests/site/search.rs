@@ -284,6 +284,16 @@ fn the_first_shard_finds_what_the_full_index_finds_for_each_signature() {
         }
     }
     assert!(checked > 50, "only {checked} signatures");
+    // The CLI answers from the shard too when pointed at it, and says what it is.
+    let shard = out.join(errata::search::FIRST_BUNDLE_PATH);
+    errata(&[
+        "search",
+        "--bundle",
+        shard.to_str().unwrap(),
+        "CUDA out of memory",
+    ])
+    .assert_exit(0)
+    .stderr_has("first-search shard");
     assert!(
         missed.is_empty(),
         "{} of {checked}:\n{}",

@@ -417,7 +417,7 @@
       var m = ev.data || {};
       var p = m.id !== undefined && m.id !== null ? pending[m.id] : null;
       if (m.type === 'upgraded' || m.type === 'upgrade-failed') {
-        if (m.type === 'upgraded') { eng.partial = false; whole.resolve(); }
+        if (m.type === 'upgraded') { eng.partial = false; eng.upgradeError = null; whole.resolve(); }
         else { eng.upgradeError = new Error(m.message || 'the full search index could not be loaded'); whole.reject(eng.upgradeError); }
         for (var i = 0; i < upgradeListeners.length; i++) {
           try { upgradeListeners[i](); } catch (e) { /* ignore */ }
