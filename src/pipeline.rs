@@ -252,11 +252,13 @@ impl Live {
     }
 }
 
+/// The live index of each shard, indexed side by side (the first edit waits for them).
 fn live_shards(
     documents: &[errata_search::Document],
 ) -> Result<LiveShards, errata_search::WriteError> {
+    use rayon::prelude::*;
     crate::search::SHARDS
-        .iter()
+        .par_iter()
         .map(|&(shard, _)| errata_search::LiveIndex::new(documents, shard))
         .collect()
 }
