@@ -126,8 +126,7 @@ pub const MAX_FILE_BYTES: u64 = 8_000_000;
 /// modification time are unchanged is not read or parsed again.
 #[derive(Debug, Default)]
 pub struct LoadCache {
-    /// Each file read, by path (a fast hash: looked up for every file on each rebuild).
-    files: FxHashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
+    files: FileCache,
     /// The last walk of `content/`: the files and the problems found on the way.
     walk: Option<(Vec<(PathBuf, PathBuf)>, Vec<Problem>)>,
     /// Set by [`LoadCache::expect_only`]: the next load looks at only these files.
@@ -184,12 +183,22 @@ pub fn load_site(root: &Path, options: LoadOptions) -> Result<Loaded, LoadError>
     load_site_cached(root, options, &mut LoadCache::default())
 }
 
+/// Each file read, by path, with its stamp when read (a fast hash: looked up for every file
+/// on each rebuild).
+type FileCache = FxHashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>;
+
+/// Reads and checks one file of `content/`.
+fn read(display: &Path, path: &Path, content: &Path) -> std::sync::Arc<FileOutcome> {
+    let rel = path.strip_prefix(content).unwrap_or(path);
+    std::sync::Arc::new(load_file(display, rel, path))
+}
+
 /// The outcome of every file in `files`, reading again each one whose stamp changed (or that
 /// `cache` does not have); `cache` ends up holding exactly these files.
 fn reload_changed(
     files: &[(PathBuf, PathBuf)],
     content: &Path,
-    cache: &mut FxHashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
+    cache: &mut FileCache,
 ) -> Vec<(PathBuf, std::sync::Arc<FileOutcome>)> {
     let old = std::mem::take(cache);
     let outcomes = files
@@ -199,10 +208,7 @@ fn reload_changed(
             let stamp = FileStamp::of(path);
             let outcome = match (stamp, old.get(path)) {
                 (Some(now), Some((then, outcome))) if now == *then => outcome.clone(),
-                _ => {
-                    let rel = path.strip_prefix(content).unwrap_or(path);
-                    std::sync::Arc::new(load_file(display, rel, path))
-                }
+                _ => read(display, path, content),
             };
             (path, stamp, outcome)
         })
@@ -226,12 +232,11 @@ fn reload_only(
     files: &[(PathBuf, PathBuf)],
     only: &std::collections::HashSet<PathBuf>,
     content: &Path,
-    cache: &mut FxHashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>,
+    cache: &mut FileCache,
 ) -> Vec<(PathBuf, std::sync::Arc<FileOutcome>)> {
     for (display, path) in files.iter().filter(|(_, p)| only.contains(p)) {
         let stamp = FileStamp::of(path);
-        let rel = path.strip_prefix(content).unwrap_or(path);
-        let outcome = std::sync::Arc::new(load_file(display, rel, path));
+        let outcome = read(display, path, content);
         match stamp {
             Some(stamp) => {
                 cache.insert(path.clone(), (stamp, outcome));
@@ -246,13 +251,7 @@ fn reload_only(
         .map(|(display, path)| match cache.get(path) {
             Some((_, outcome)) => (display.clone(), outcome.clone()),
             // Named by the watcher, read, and gone since: read it once more, uncached.
-            None => {
-                let rel = path.strip_prefix(content).unwrap_or(path);
-                (
-                    display.clone(),
-                    std::sync::Arc::new(load_file(display, rel, path)),
-                )
-            }
+            None => (display.clone(), read(display, path, content)),
         })
         .collect()
 }

@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 
 use crate::link::Site;
-use crate::load::Entry;
 
 fn xml(s: &str) -> String {
     super::highlight::escape(s)
@@ -125,17 +124,14 @@ struct EntryJson<'a> {
 pub struct JsonLines(Mutex<Vec<Option<JsonLine>>>);
 
 struct JsonLine {
-    entry: Arc<Entry>,
-    category_title: String,
+    basis: super::Basis,
     related: Vec<String>,
     line: Arc<str>,
 }
 
 impl JsonLine {
     fn holds(&self, site: &Site, i: usize) -> bool {
-        let e = &site.entries[i];
-        Arc::ptr_eq(&self.entry, e)
-            && self.category_title == site.category_title(&e.category)
+        self.basis.holds(site, i)
             && self.related.len() == site.related[i].len()
             && self
                 .related
@@ -175,8 +171,7 @@ pub fn entries_json(site: &Site, kept: &JsonLines) -> String {
             updated: e.updated.map(|d| d.to_string()),
         };
         *slot = Some(JsonLine {
-            entry: e.clone(),
-            category_title: entry.category_title.to_owned(),
+            basis: super::Basis::of(site, i),
             related: related.into_iter().map(str::to_owned).collect(),
             line: serde_json::to_string(&entry).unwrap_or_default().into(),
         });

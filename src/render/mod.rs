@@ -111,9 +111,33 @@ struct CardMemo {
 }
 
 struct DrawnCard {
+    basis: Basis,
+    html: std::sync::Arc<str>,
+}
+
+/// What a piece of output kept between rebuilds was made from: the loaded entry at its place
+/// (the same `Arc`: its file is unchanged) and its category's title. Kept cards and
+/// entries.json lines are reused only while this holds.
+struct Basis {
     entry: std::sync::Arc<crate::load::Entry>,
     category_title: String,
-    html: std::sync::Arc<str>,
+}
+
+impl Basis {
+    fn of(site: &Site, index: usize) -> Basis {
+        let entry = site.entries[index].clone();
+        let category_title = site.category_title(&entry.category).to_owned();
+        Basis {
+            entry,
+            category_title,
+        }
+    }
+
+    fn holds(&self, site: &Site, index: usize) -> bool {
+        let entry = &site.entries[index];
+        std::sync::Arc::ptr_eq(&self.entry, entry)
+            && self.category_title == site.category_title(&entry.category)
+    }
 }
 
 impl CardMemo {
@@ -133,10 +157,7 @@ impl CardMemo {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
-        let entry = &site.entries[index];
-        if let Some(drawn) = lock().get(&key).filter(|d| {
-            std::sync::Arc::ptr_eq(&d.entry, entry) && d.category_title == card.category_title
-        }) {
+        if let Some(drawn) = lock().get(&key).filter(|d| d.basis.holds(site, index)) {
             return Ok(drawn.html.to_string());
         }
         let failed = |e: tera::Error| RenderError::Template {
@@ -150,8 +171,7 @@ impl CardMemo {
         let ctx = Context::from_value(tera::Value::Object(ctx)).map_err(failed)?;
         let html = tera.render(CARD_TEMPLATE, &ctx).map_err(failed)?;
         let drawn = DrawnCard {
-            entry: entry.clone(),
-            category_title: card.category_title.to_owned(),
+            basis: Basis::of(site, index),
             html: html.as_str().into(),
         };
         lock().insert(key, drawn);
