@@ -306,25 +306,44 @@ impl Incremental {
             }
         };
         timings.lap("plan");
-        let mut outputs = render::render_selected(
-            &checked.site,
-            &checked.theme,
-            &tera,
-            &selection,
-            &self.memo,
-            &|| {},
-        )?;
+        let complete = selection == Selection::All;
+        // After an edit, the search bundles are made again on a thread of their own while the
+        // pages render: tantivy's commit mostly waits on its indexing thread, so the two
+        // overlap instead of adding up.
+        let live = if complete { None } else { self.live.take() };
+        let (pages, bundles) = std::thread::scope(|scope| {
+            let bundles =
+                (!complete).then(|| scope.spawn(|| live_bundles(live, &checked.site, &selection)));
+            let pages = render::render_selected(
+                &checked.site,
+                &checked.theme,
+                &tera,
+                &selection,
+                &self.memo,
+                &|| {},
+            );
+            let bundles = bundles.map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            (pages, bundles)
+        });
+        timings.lap("render, and the search bundles beside it");
+        let bundles = bundles.map(|(bundles, live)| {
+            self.live = live;
+            bundles
+        });
+        let mut outputs = pages?;
+        if let Some(bundles) = bundles {
+            outputs.extend(bundles?);
+        }
         let entry_pages = match &selection {
             Selection::All => checked.site.entries.len(),
             Selection::Only { entries, .. } => entries.len(),
         };
-        let complete = selection == Selection::All;
-        timings.lap("render");
         if complete {
             self.live = Some(Live::start(&checked.site));
-        } else {
-            outputs.extend(self.live_bundles(&checked.site, &selection)?);
-            timings.lap("search bundle");
         }
         self.last = Some((checked, tera));
         Ok(Rebuilt {
@@ -333,47 +352,49 @@ impl Incremental {
             entry_pages,
         })
     }
+}
 
-    /// The search bundles after an edit: only the entries the edit rendered again are made
-    /// into documents again, and only those that changed are indexed again.
-    fn live_bundles(
-        &mut self,
-        site: &Site,
-        selection: &Selection,
-    ) -> Result<Vec<Output>, PipelineError> {
-        let index_error = |e| PipelineError::Render(RenderError::Search(e));
-        let shards = match (self.live.take(), selection) {
-            (Some(live), Selection::Only { entries, .. }) => {
-                let mut shards = live.ready().map_err(index_error)?;
-                let documents: Vec<_> = entries
-                    .iter()
-                    .map(|&i| (i, crate::search::document(site, i)))
-                    .collect();
-                // Each shard commits and packs on its own thread (tantivy's commit waits on
-                // its indexing thread, so most of the time is waiting).
-                use rayon::prelude::*;
-                shards
-                    .par_iter_mut()
-                    .try_for_each(|live| live.replace(documents.iter().cloned()).map(|_| ()))
-                    .map_err(index_error)?;
-                shards
-            }
-            _ => live_shards(&crate::search::documents(site)).map_err(index_error)?,
-        };
-        use rayon::prelude::*;
-        let outputs = shards
-            .par_iter()
-            .zip(crate::search::SHARDS)
-            .map(|(live, (_, path))| {
-                Ok(Output {
-                    path: path.into(),
-                    bytes: live.bundle().map_err(index_error)?,
-                })
+/// The search bundles after an edit, and the live indexes to keep for the next one (none if
+/// indexing failed: the next edit indexes everything again). Only the entries the edit
+/// rendered again are made into documents again, and only those that changed are indexed
+/// again.
+fn live_bundles(
+    live: Option<Live>,
+    site: &Site,
+    selection: &Selection,
+) -> (Result<Vec<Output>, PipelineError>, Option<Live>) {
+    use rayon::prelude::*;
+    let index_error = |e| PipelineError::Render(RenderError::Search(e));
+    let shards = match (live, selection) {
+        (Some(live), Selection::Only { entries, .. }) => live.ready().and_then(|mut shards| {
+            let documents: Vec<_> = entries
+                .iter()
+                .map(|&i| (i, crate::search::document(site, i)))
+                .collect();
+            // Each shard commits on its own thread (tantivy's commit waits on its indexing
+            // thread, so most of the time is waiting).
+            shards
+                .par_iter_mut()
+                .try_for_each(|live| live.replace(documents.iter().cloned()).map(|_| ()))?;
+            Ok(shards)
+        }),
+        _ => live_shards(&crate::search::documents(site)),
+    };
+    let shards = match shards {
+        Ok(shards) => shards,
+        Err(e) => return (Err(index_error(e)), None),
+    };
+    let outputs = shards
+        .par_iter()
+        .zip(crate::search::SHARDS)
+        .map(|(live, (_, path))| {
+            Ok(Output {
+                path: path.into(),
+                bytes: live.bundle().map_err(index_error)?,
             })
-            .collect::<Result<_, PipelineError>>()?;
-        self.live = Some(Live::Ready(shards));
-        Ok(outputs)
-    }
+        })
+        .collect::<Result<_, PipelineError>>();
+    (outputs, Some(Live::Ready(shards)))
 }
 
 /// What must be rendered again when `new` follows `old`.

@@ -41,21 +41,29 @@ pub enum BundleError {
 }
 
 /// Packs named files into one bundle. Files are written in name order, so equal input gives
-/// equal bytes.
-pub fn pack(files: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
-    let mut body = Vec::with_capacity(files.values().map(|d| d.len() + 64).sum());
-    body.extend_from_slice(&(files.len() as u32).to_le_bytes());
-    for (name, data) in files {
-        body.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        body.extend_from_slice(name.as_bytes());
-        body.extend_from_slice(&(data.len() as u64).to_le_bytes());
-        body.extend_from_slice(data);
-    }
-    let mut out = Vec::with_capacity(body.len() + 16);
+/// equal bytes. The bundle is written in place (the checksum last), so each file is copied once.
+pub fn pack<B: AsRef<[u8]>>(files: &BTreeMap<String, B>) -> Vec<u8> {
+    let header = MAGIC.len() + 8;
+    let size = header
+        + 4
+        + files
+            .iter()
+            .map(|(name, data)| 2 + name.len() + 8 + data.as_ref().len())
+            .sum::<usize>();
+    let mut out = Vec::with_capacity(size);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-    out.extend_from_slice(&body);
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&(files.len() as u32).to_le_bytes());
+    for (name, data) in files {
+        let data = data.as_ref();
+        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(data);
+    }
+    let checksum = crc32fast::hash(&out[header..]);
+    out[header - 4..header].copy_from_slice(&checksum.to_le_bytes());
     out
 }
 

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use tantivy::directory::RamDirectory;
+use tantivy::directory::{OwnedBytes, RamDirectory};
 use tantivy::{doc, Directory, Index, IndexWriter};
 
 use crate::bundle::{self, DOCS_FILE, FIRST_FILE};
@@ -226,7 +226,8 @@ fn pack_index(
     shard: Shard,
     stable: bool,
 ) -> Result<Vec<u8>, WriteError> {
-    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    // The segment files are shared with the directory, not copied: the bundle is the one copy.
+    let mut files: BTreeMap<String, OwnedBytes> = BTreeMap::new();
     let mut names: Vec<String> = vec!["meta.json".into()];
     let metas = index.searchable_segment_metas()?;
     for meta in &metas {
@@ -252,7 +253,7 @@ fn pack_index(
                     name: name.clone(),
                     reason: e.to_string(),
                 })?;
-                files.insert(name, bytes.as_slice().to_vec());
+                files.insert(name, bytes);
             }
             Err(tantivy::directory::error::OpenReadError::FileDoesNotExist(_)) => {}
             Err(e) => {
@@ -269,10 +270,16 @@ fn pack_index(
     } else {
         files
     };
-    files.insert(".managed.json".into(), managed_list(&files)?);
-    files.insert(DOCS_FILE.into(), docs_json);
+    files.insert(
+        ".managed.json".into(),
+        OwnedBytes::new(managed_list(&files)?),
+    );
+    files.insert(DOCS_FILE.into(), OwnedBytes::new(docs_json));
     if shard == Shard::First {
-        files.insert(FIRST_FILE.into(), br#"{"shard":"first"}"#.to_vec());
+        files.insert(
+            FIRST_FILE.into(),
+            OwnedBytes::new(&br#"{"shard":"first"}"#[..]),
+        );
     }
     Ok(bundle::pack(&files))
 }
@@ -280,10 +287,10 @@ fn pack_index(
 /// tantivy names segments with random UUIDs; renames them to ids derived from the content
 /// (in file names and in `meta.json`), so the same documents give a byte-identical bundle.
 fn stable_segment_ids(
-    files: BTreeMap<String, Vec<u8>>,
+    files: BTreeMap<String, OwnedBytes>,
     segment_ids: &[String],
     seed: &[u8],
-) -> BTreeMap<String, Vec<u8>> {
+) -> BTreeMap<String, OwnedBytes> {
     let mut renames: Vec<(String, String)> = Vec::new();
     for (n, old) in segment_ids.iter().enumerate() {
         let mut id = String::with_capacity(32);
@@ -314,7 +321,7 @@ fn stable_segment_ids(
                     let text = String::from_utf8_lossy(&data)
                         .replace(&hyphenated(old), &hyphenated(new))
                         .replace(old.as_str(), new);
-                    data = text.into_bytes();
+                    data = OwnedBytes::new(text.into_bytes());
                 }
             }
             (name, data)
@@ -323,7 +330,7 @@ fn stable_segment_ids(
 }
 
 /// tantivy's list of the files it manages, for the directory the bundle is opened into.
-fn managed_list(files: &BTreeMap<String, Vec<u8>>) -> Result<Vec<u8>, serde_json::Error> {
+fn managed_list(files: &BTreeMap<String, OwnedBytes>) -> Result<Vec<u8>, serde_json::Error> {
     let names: Vec<&String> = files.keys().collect();
     serde_json::to_vec(&names)
 }
