@@ -49,6 +49,8 @@ pub struct Site {
     pub categories: Vec<Category>,
     /// For each entry, its related entries in display order.
     pub related: Vec<Vec<usize>>,
+    /// Every entry, by title, then place: the order of each list the site shows.
+    pub by_title: Vec<usize>,
 }
 
 impl Site {
@@ -171,13 +173,13 @@ pub fn relink(
     }
     // Every list is ordered by title, then place: each entry's rank in that order is found
     // once, so the lists sort by number instead of comparing titles again in each list.
-    let rank = title_ranks(&entries);
-    let by_title = |list: &mut Vec<usize>| list.sort_unstable_by_key(|&i| rank[i]);
+    let (by_title, rank) = title_order(&entries);
+    let sort = |list: &mut Vec<usize>| list.sort_unstable_by_key(|&i| rank[i]);
     for c in &mut categories {
-        by_title(&mut c.entries);
+        sort(&mut c.entries);
     }
     for list in tags.values_mut() {
-        by_title(list);
+        sort(list);
     }
     let related = match previous.filter(|p| same_neighbourhoods(p, &entries, &categories)) {
         Some(previous) => previous.related.clone(),
@@ -190,18 +192,19 @@ pub fn relink(
         tags,
         categories,
         related,
+        by_title,
     }
 }
 
-/// For each entry, its place in the order of all entries by title, then by index.
-fn title_ranks(entries: &[Arc<Entry>]) -> Vec<u32> {
+/// The entries in order of title, then index; and each entry's place in that order.
+fn title_order(entries: &[Arc<Entry>]) -> (Vec<usize>, Vec<u32>) {
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|&a, &b| entries[a].title.cmp(&entries[b].title).then(a.cmp(&b)));
     let mut rank = vec![0; entries.len()];
     for (r, &i) in order.iter().enumerate() {
         rank[i] = r as u32;
     }
-    rank
+    (order, rank)
 }
 
 /// Whether every input of [`related_entries`] is as it was in `previous`.

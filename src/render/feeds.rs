@@ -14,28 +14,39 @@ fn xml(s: &str) -> String {
     super::highlight::escape(s)
 }
 
-/// Entries newest first (then by slug), for the feed and the home page.
-pub fn by_recency(site: &Site) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..site.entries.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (ea, eb) = (&site.entries[a], &site.entries[b]);
-        eb.updated
-            .cmp(&ea.updated)
-            .then_with(|| ea.slug.cmp(&eb.slug))
-    });
-    order
+/// The `count` newest entries, newest first (then by slug), for the feed and the home page.
+/// Entries are in slug order, so the slug tie-break is the index; only the newest are sorted.
+pub fn newest(site: &Site, count: usize) -> Vec<usize> {
+    use std::cmp::Reverse;
+    let mut keyed: Vec<(Reverse<Option<chrono::NaiveDate>>, usize)> = site
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (Reverse(e.updated), i))
+        .collect();
+    if count < keyed.len() {
+        keyed.select_nth_unstable(count);
+        keyed.truncate(count);
+    }
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
-pub fn sitemap(site: &Site, pages: &[(String, Option<String>)]) -> String {
-    let base = site.config.base_url();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
-    for (url, lastmod) in pages {
-        out.push_str(&format!(
-            "  <url><loc>{}</loc>",
-            xml(&format!("{base}{url}"))
-        ));
-        if let Some(date) = lastmod {
-            out.push_str(&format!("<lastmod>{date}</lastmod>"));
+/// The sitemap: `pages` (URLs relative to the root, without a date), then every entry page
+/// with its `updated` date.
+pub fn sitemap(site: &Site, pages: &[String]) -> String {
+    use std::fmt::Write;
+    let base = xml(&site.config.base_url());
+    let mut out = String::with_capacity((pages.len() + site.entries.len()) * 96 + 128);
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+    for url in pages {
+        let _ = writeln!(out, "  <url><loc>{base}{}</loc></url>", xml(url));
+    }
+    for e in &site.entries {
+        // Slugs and category keys are checked to be URL-safe, so nothing here needs escaping.
+        let _ = write!(out, "  <url><loc>{base}{}/{}/</loc>", e.category, e.slug);
+        if let Some(date) = e.updated {
+            let _ = write!(out, "<lastmod>{date}</lastmod>");
         }
         out.push_str("</url>\n");
     }
@@ -43,9 +54,12 @@ pub fn sitemap(site: &Site, pages: &[(String, Option<String>)]) -> String {
     out
 }
 
+/// Entries in the feed.
+const ATOM_ENTRIES: usize = 50;
+
 pub fn atom(site: &Site) -> String {
     let base = site.config.base_url();
-    let order = by_recency(site);
+    let order = newest(site, ATOM_ENTRIES);
     let newest = order
         .first()
         .and_then(|&i| site.entries[i].updated)
@@ -61,7 +75,7 @@ pub fn atom(site: &Site) -> String {
         xml(&base),
         env!("CARGO_PKG_VERSION"),
     );
-    for &i in order.iter().take(50) {
+    for &i in &order {
         let e = &site.entries[i];
         let url = format!("{base}{}", site.entry_url(i));
         let updated = e

@@ -55,9 +55,7 @@ pub struct ListPage {
 /// Every list of the site with its entries in display order: all failures by title, then
 /// each category and each tag in the site's order.
 pub fn lists(site: &Site) -> Vec<(ListId, Vec<usize>)> {
-    let mut all: Vec<usize> = (0..site.entries.len()).collect();
-    all.sort_by(|&a, &b| site.entries[a].title.cmp(&site.entries[b].title));
-    let mut lists = vec![(ListId::All, all)];
+    let mut lists = vec![(ListId::All, site.by_title.clone())];
     lists.extend(
         site.categories
             .iter()

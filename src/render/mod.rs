@@ -453,7 +453,7 @@ fn render_pages<E: From<RenderError> + Send>(
         })?;
 
     let mut pages: Vec<Page> = Vec::new();
-    let recent: Vec<usize> = feeds::by_recency(site).into_iter().take(8).collect();
+    let recent = feeds::newest(site, 8);
     pages.push(Page {
         template: "index.html",
         path: "index.html".into(),
@@ -519,8 +519,9 @@ fn render_pages<E: From<RenderError> + Send>(
         crumbs: Vec::new(),
         extra: Vec::new(),
     });
-    // The first page of every list, and the other pages of the site.
-    let mut sitemap_pages: Vec<(String, Option<String>)> = ["", "failures/", "tags/", "search/"]
+    // The first page of every list, and the other pages of the site (the sitemap adds the
+    // entries).
+    let mut sitemap_pages: Vec<String> = ["", "failures/", "tags/", "search/"]
         .into_iter()
         .map(String::from)
         .chain(
@@ -529,15 +530,8 @@ fn render_pages<E: From<RenderError> + Send>(
                 .map(|c| crate::link::Site::category_url(&c.key)),
         )
         .chain(site.tags.keys().map(crate::link::Site::tag_url))
-        .map(|url| (url, None))
         .collect();
     sitemap_pages.sort();
-    sitemap_pages.extend((0..site.entries.len()).map(|i| {
-        (
-            site.entry_url(i),
-            site.entries[i].updated.map(|d| d.to_string()),
-        )
-    }));
     pages
         .into_par_iter()
         .try_for_each(|page| -> Result<(), E> { put(render(page)?) })?;
