@@ -43,6 +43,10 @@ pub struct Checked {
     pub warnings: Vec<Problem>,
     pub sources: Sources,
     pub theme: load::theme::ThemeFiles,
+    /// The entries as loaded (in the order of their files), and where each is in the site:
+    /// what the next check compares to tell an edit that kept every entry's place.
+    loaded: Vec<std::sync::Arc<load::Entry>>,
+    placed: std::sync::Arc<Vec<usize>>,
 }
 
 /// Loads and links; fails with every problem if any is an error.
@@ -71,13 +75,13 @@ pub fn check_with(root: &Path, options: &CheckOptions) -> Result<Checked, Pipeli
     check_cached(root, options, &mut LoadCache::default(), None)
 }
 
-/// [`check_with`], reusing the files of `cache` that have not changed, and what linking
+/// [`check_with`], reusing the files of `cache` that have not changed, and what checking
 /// `previous` found where the edit cannot have changed it.
 fn check_cached(
     root: &Path,
     options: &CheckOptions,
     cache: &mut LoadCache,
-    previous: Option<&Site>,
+    previous: Option<&Checked>,
 ) -> Result<Checked, PipelineError> {
     let (drafts, base_url) = (options.drafts, options.base_url.as_deref());
     let mut timings = Timings::from_env();
@@ -88,13 +92,35 @@ fn check_cached(
     if let Some(url) = base_url {
         config.base_url = url.to_owned();
     }
-    let site = link::relink(
-        config,
-        loaded.entries,
-        &loaded.failed_slugs,
-        &mut problems,
-        previous,
-    );
+    let replaced = previous.and_then(|p| replaced(p, &loaded.entries));
+    let patched = previous.zip(replaced.as_ref()).and_then(|(p, replaced)| {
+        link::patch(
+            &p.site,
+            &config,
+            replaced,
+            &loaded.failed_slugs,
+            &mut problems,
+        )
+        .map(|site| (site, p.placed.clone()))
+    });
+    let (site, placed) = match patched {
+        Some(patched) => patched,
+        None => {
+            let site = link::relink(
+                config,
+                loaded.entries.clone(),
+                &loaded.failed_slugs,
+                &mut problems,
+                previous.map(|p| &p.site),
+            );
+            let placed = loaded
+                .entries
+                .iter()
+                .map(|e| site.by_slug.get(&e.slug).copied().unwrap_or(usize::MAX))
+                .collect();
+            (site, std::sync::Arc::new(placed))
+        }
+    };
     timings.lap("  link");
     problems.extend(link::warnings(&site, chrono::Local::now().date_naive()));
     timings.lap("  warnings");
@@ -115,7 +141,28 @@ fn check_cached(
         warnings: problems,
         sources: loaded.sources,
         theme: loaded.theme,
+        loaded: loaded.entries,
+        placed,
     })
+}
+
+/// The entries an edit replaced, by their place in `previous`'s site, when every loaded entry
+/// is where it was (the same files loaded, in the same order); `None` otherwise.
+fn replaced(
+    previous: &Checked,
+    loaded: &[std::sync::Arc<load::Entry>],
+) -> Option<Vec<(usize, std::sync::Arc<load::Entry>)>> {
+    if previous.loaded.len() != loaded.len() {
+        return None;
+    }
+    previous
+        .loaded
+        .iter()
+        .zip(loaded)
+        .zip(previous.placed.iter())
+        .filter(|((old, new), _)| !std::sync::Arc::ptr_eq(old, new))
+        .map(|((old, new), &at)| (old.file == new.file).then(|| (at, new.clone())))
+        .collect()
 }
 
 /// Checks and renders in memory.
@@ -294,7 +341,7 @@ impl Incremental {
     /// On failure the state of the last good build is kept.
     pub fn rebuild(&mut self, everything: bool) -> Result<Rebuilt, PipelineError> {
         let mut timings = Timings::from_env();
-        let previous = self.last.as_ref().map(|(checked, _)| &checked.site);
+        let previous = self.last.as_ref().map(|(checked, _)| checked);
         let checked = check_cached(&self.root, &self.options, &mut self.cache, previous)?;
         timings.lap("load + link");
         let previous = self.last.take();

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::front_matter::ParseFailure;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub title: String,
@@ -34,7 +34,7 @@ pub struct Config {
     pub categories: IndexMap<String, CategoryConfig>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CategoryConfig {
     pub title: String,
