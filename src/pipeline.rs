@@ -47,6 +47,8 @@ pub struct Checked {
     /// what the next check compares to tell an edit that kept every entry's place.
     loaded: Vec<std::sync::Arc<load::Entry>>,
     placed: std::sync::Arc<Vec<usize>>,
+    /// The warnings with what they were found from, for the next check to patch.
+    found: link::Warnings,
 }
 
 /// Loads and links; fails with every problem if any is an error.
@@ -103,6 +105,16 @@ fn check_cached(
         )
         .map(|site| (site, p.placed.clone()))
     });
+    let today = chrono::Local::now().date_naive();
+    // After a patch, the warnings are patched too: only the edited entries, and the entries
+    // sharing a signature with them, are looked at again.
+    let found_before = previous
+        .zip(replaced.as_ref())
+        .filter(|_| patched.is_some())
+        .map(|(p, replaced)| {
+            let places: Vec<usize> = replaced.iter().map(|(i, _)| *i).collect();
+            (&p.found, places)
+        });
     let (site, placed) = match patched {
         Some(patched) => patched,
         None => {
@@ -122,7 +134,11 @@ fn check_cached(
         }
     };
     timings.lap("  link");
-    problems.extend(link::warnings(&site, chrono::Local::now().date_naive()));
+    let found = match found_before {
+        Some((before, places)) => before.patch(&site, &places, today),
+        None => link::Warnings::find(&site, today),
+    };
+    problems.extend(found.problems());
     timings.lap("  warnings");
     if options.strict {
         for p in &mut problems {
@@ -143,6 +159,7 @@ fn check_cached(
         theme: loaded.theme,
         loaded: loaded.entries,
         placed,
+        found,
     })
 }
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 // content, so a fast hash suffices (and nothing iterates them into the output).
 use rustc_hash::FxHashMap as HashMap;
 
-pub use warnings::warnings;
+pub use warnings::{warnings, Warnings};
 
 use crate::diagnostic::{did_you_mean, Problem};
 use crate::load::{Config, Entry, Slug, Tag};
@@ -919,6 +919,91 @@ mod tests {
         assert!(
             patched > 100 && declined > 20,
             "{patched} patched, {declined} declined"
+        );
+    }
+
+    /// Patched warnings equal the warnings found afresh, when edits add, drop and copy
+    /// signatures (so entries that were not edited gain or lose a warning), retitle entries and
+    /// move their dates.
+    #[test]
+    fn patched_warnings_equal_warnings_found_afresh() {
+        let mut seed: u64 = 0x1234_5678_9abc_def1;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let config =
+            Config::parse("title: t\ncategories:\n  x: {title: X}\n  y: {title: Y}\n").unwrap();
+        let today = chrono::NaiveDate::from_ymd_opt(2026, 6, 1).unwrap();
+        let day = |d: usize| today + chrono::Days::new(d as u64) - chrono::Days::new(3);
+        // Few signature texts, so entries share them often; case and spaces differ.
+        let texts = [
+            "CUDA out of memory",
+            "cuda out of memory ",
+            "NCCL timeout",
+            "nan loss",
+            "x",
+        ];
+        let sorted = |mut p: Vec<Problem>| {
+            crate::diagnostic::sort_problems(&mut p);
+            p
+        };
+        let mut shared_seen = 0;
+        for round in 0..300 {
+            let n = 2 + next(25);
+            let mut entries: Vec<Arc<Entry>> = (0..n)
+                .map(|i| {
+                    let tags: &[&str] =
+                        [&["a"][..], &["b", "c"], &[], &["fp16"], &["fp-16"]][next(5)];
+                    let related: Vec<usize> = if next(5) == 0 { vec![next(n)] } else { vec![] };
+                    let mut e = (*entry(i, ["x", "y"][next(2)], tags, &related)).clone();
+                    e.signatures = (0..next(3))
+                        .map(|_| texts[next(texts.len())].to_owned())
+                        .collect();
+                    e.updated = (next(2) == 0).then(|| day(next(6)));
+                    Arc::new(e)
+                })
+                .collect();
+            // No entry lists itself as related.
+            for e in &mut entries {
+                if e.related.contains(&e.slug) {
+                    Arc::make_mut(e).related.clear();
+                }
+            }
+            let before = link(config.clone(), entries, &[], &mut Vec::new());
+            let found = Warnings::find(&before, today);
+            let mut replaced: Vec<(usize, Arc<Entry>)> = Vec::new();
+            for _ in 0..1 + next(2) {
+                let i = next(n);
+                let mut e = (*before.entries[i]).clone();
+                match next(4) {
+                    0 => e.signatures.push(texts[next(texts.len())].to_owned()),
+                    1 => {
+                        e.signatures.pop();
+                    }
+                    2 => e.updated = Some(day(next(6))),
+                    _ => e.title = format!("{} (edited)", e.title),
+                }
+                replaced.retain(|(j, _)| *j != i);
+                replaced.push((i, Arc::new(e)));
+            }
+            let Some(after) = patch(&before, &config, &replaced, &[], &mut Vec::new()) else {
+                continue;
+            };
+            let places: Vec<usize> = replaced.iter().map(|(i, _)| *i).collect();
+            let patched = found.patch(&after, &places, today).problems();
+            let fresh = Warnings::find(&after, today).problems();
+            shared_seen += fresh
+                .iter()
+                .filter(|p| p.message.starts_with("signature"))
+                .count();
+            assert_eq!(sorted(patched), sorted(fresh), "round {round}");
+        }
+        assert!(
+            shared_seen > 100,
+            "only {shared_seen} shared-signature warnings checked"
         );
     }
 }
