@@ -110,23 +110,47 @@ pub fn sort_problems(problems: &mut Vec<Problem>) {
 /// The text of each content file, kept so problems can quote their line.
 #[derive(Debug, Default, Clone)]
 pub struct Sources {
-    /// Shared with the load cache `errata serve` keeps, so a rebuild copies no text. (A fast
-    /// hash: the map is made again from every file on each rebuild; paths are not hostile.)
-    texts: rustc_hash::FxHashMap<PathBuf, std::sync::Arc<str>>,
+    /// The content files' places by path, shared by the sources of every load of one walk of
+    /// `content/`, and the text at each place: a rebuild copies no path and no text.
+    places: std::sync::Arc<rustc_hash::FxHashMap<PathBuf, usize>>,
+    texts: Vec<Option<std::sync::Arc<str>>>,
+    /// Texts added one by one (the config, files outside a walk).
+    added: rustc_hash::FxHashMap<PathBuf, std::sync::Arc<str>>,
 }
 
 impl Sources {
+    /// The texts of the files at `places`, by place (`None` for a file that could not be read).
+    pub fn of_files(
+        places: std::sync::Arc<rustc_hash::FxHashMap<PathBuf, usize>>,
+        texts: Vec<Option<std::sync::Arc<str>>>,
+    ) -> Sources {
+        Sources {
+            places,
+            texts,
+            added: Default::default(),
+        }
+    }
+
     pub fn insert(&mut self, file: PathBuf, text: impl Into<std::sync::Arc<str>>) {
-        self.texts.insert(file, text.into());
+        self.added.insert(file, text.into());
+    }
+
+    fn text(&self, file: &Path) -> Option<&std::sync::Arc<str>> {
+        self.added.get(file).or_else(|| {
+            self.places
+                .get(file)
+                .and_then(|&i| self.texts.get(i))
+                .and_then(Option::as_ref)
+        })
     }
 
     pub fn get(&self, file: &Path) -> Option<&str> {
-        self.texts.get(file).map(|t| &**t)
+        self.text(file).map(|t| &**t)
     }
 
     /// Whether `file` has the same text in both (pointer-equal texts are not compared).
     pub fn same(&self, other: &Sources, file: &Path) -> bool {
-        match (self.texts.get(file), other.texts.get(file)) {
+        match (self.text(file), other.text(file)) {
             (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
             (a, b) => a.is_none() && b.is_none(),
         }

@@ -127,20 +127,61 @@ pub const MAX_FILE_BYTES: u64 = 8_000_000;
 #[derive(Debug, Default)]
 pub struct LoadCache {
     files: FileCache,
-    /// The last walk of `content/`: the files and the problems found on the way.
-    walk: Option<(Vec<(PathBuf, PathBuf)>, Vec<Problem>)>,
+    /// The last walk of `content/`, with each file's last outcome.
+    walk: Option<Walk>,
     /// Set by [`LoadCache::expect_only`]: the next load looks at only these files.
     only: Option<std::collections::HashSet<PathBuf>>,
+}
+
+/// A walk of `content/`: the Markdown files as (display path, real path), sorted, and the
+/// problems found on the way; looked up by real path, and with each file's outcome at its
+/// place once loaded. Kept while no file is added, removed or renamed.
+#[derive(Debug)]
+struct Walk {
+    files: Vec<(PathBuf, PathBuf)>,
+    problems: Vec<Problem>,
+    place: FxHashMap<PathBuf, usize>,
+    /// Each file's place by display path, shared by every [`Sources`] made from this walk.
+    shown: std::sync::Arc<FxHashMap<PathBuf, usize>>,
+    outcomes: Vec<std::sync::Arc<FileOutcome>>,
+}
+
+impl Walk {
+    fn new(root: &Path, content: &Path) -> Walk {
+        let (files, problems) = walk_content(root, content);
+        let place = files
+            .iter()
+            .enumerate()
+            .map(|(i, (_, path))| (path.clone(), i))
+            .collect();
+        let shown = files
+            .iter()
+            .enumerate()
+            .map(|(i, (display, _))| (display.clone(), i))
+            .collect();
+        Walk {
+            files,
+            problems,
+            place,
+            shown: std::sync::Arc::new(shown),
+            outcomes: Vec::new(),
+        }
+    }
 }
 
 impl LoadCache {
     /// Tells the next load that only `paths` (as a file watcher reports them) changed. When
     /// each is a Markdown file the last load read, the next load does not walk `content/`
-    /// or look at the other files again; anything else (a new, removed or renamed file, a
-    /// folder) and the next load walks as usual. Returns whether the hint was taken.
+    /// or look at the other files again; anything else (a new, removed or renamed Markdown
+    /// file, a folder) and the next load walks as usual. Other files are not content: an
+    /// editor's or `sed -i`'s temporary file beside an entry does not make the load walk.
+    /// Returns whether the hint was taken.
     pub fn expect_only(&mut self, root: &Path, paths: &[PathBuf]) -> bool {
         self.only = None;
-        if self.walk.is_none() || paths.is_empty() {
+        let Some(walk) = &self.walk else {
+            return false;
+        };
+        if paths.is_empty() {
             return false;
         }
         let content = root.join("content");
@@ -152,10 +193,16 @@ impl LoadCache {
                 return false;
             };
             let walked = content.join(rel);
-            if !self.files.contains_key(&walked) {
+            if walk.place.contains_key(&walked) {
+                only.insert(walked);
+                continue;
+            }
+            // Not a file the walk found: a Markdown file or a folder (there now, or one that
+            // held walked files) changes what the walk finds; anything else is not content.
+            let folder = path.is_dir() || walk.files.iter().any(|(_, f)| f.starts_with(&walked));
+            if is_markdown(&walked) || folder {
                 return false;
             }
-            only.insert(walked);
         }
         self.only = Some(only);
         true
@@ -193,15 +240,12 @@ fn read(display: &Path, path: &Path, content: &Path) -> std::sync::Arc<FileOutco
     std::sync::Arc::new(load_file(display, rel, path))
 }
 
-/// The outcome of every file in `files`, reading again each one whose stamp changed (or that
+/// The outcome of every file of `walk`, reading again each one whose stamp changed (or that
 /// `cache` does not have); `cache` ends up holding exactly these files.
-fn reload_changed(
-    files: &[(PathBuf, PathBuf)],
-    content: &Path,
-    cache: &mut FileCache,
-) -> Vec<(PathBuf, std::sync::Arc<FileOutcome>)> {
+fn reload_changed(walk: &mut Walk, content: &Path, cache: &mut FileCache) {
     let old = std::mem::take(cache);
-    let outcomes = files
+    let read_again = walk
+        .files
         .par_iter()
         .map(|(display, path)| {
             // Stamped before reading: a change made while reading is seen next time.
@@ -210,50 +254,46 @@ fn reload_changed(
                 (Some(now), Some((then, outcome))) if now == *then => outcome.clone(),
                 _ => read(display, path, content),
             };
-            (path, stamp, outcome)
+            (stamp, outcome)
         })
-        .collect::<Vec<_>>()
+        .collect::<Vec<_>>();
+    walk.outcomes = read_again
         .into_iter()
-        .zip(files)
-        .map(|((path, stamp, outcome), (display, _))| {
+        .zip(&walk.files)
+        .map(|((stamp, outcome), (_, path))| {
             if let Some(stamp) = stamp {
                 cache.insert(path.clone(), (stamp, outcome.clone()));
             }
-            (display.clone(), outcome)
+            outcome
         })
         .collect();
     drop(old);
-    outcomes
 }
 
 /// [`reload_changed`] when the watcher named the only files that changed: those are read
 /// again, the others keep their outcome without a look at the disk.
 fn reload_only(
-    files: &[(PathBuf, PathBuf)],
+    walk: &mut Walk,
     only: &std::collections::HashSet<PathBuf>,
     content: &Path,
     cache: &mut FileCache,
-) -> Vec<(PathBuf, std::sync::Arc<FileOutcome>)> {
-    for (display, path) in files.iter().filter(|(_, p)| only.contains(p)) {
+) {
+    for path in only {
+        let Some(&i) = walk.place.get(path) else {
+            continue;
+        };
         let stamp = FileStamp::of(path);
-        let outcome = read(display, path, content);
+        let outcome = read(&walk.files[i].0, path, content);
         match stamp {
             Some(stamp) => {
-                cache.insert(path.clone(), (stamp, outcome));
+                cache.insert(path.clone(), (stamp, outcome.clone()));
             }
             None => {
                 cache.remove(path);
             }
         }
+        walk.outcomes[i] = outcome;
     }
-    files
-        .iter()
-        .map(|(display, path)| match cache.get(path) {
-            Some((_, outcome)) => (display.clone(), outcome.clone()),
-            // Named by the watcher, read, and gone since: read it once more, uncached.
-            None => (display.clone(), read(display, path, content)),
-        })
-        .collect()
 }
 
 /// Loads a whole site, reusing the files of `cache` that have not changed and updating it.
@@ -293,26 +333,21 @@ pub fn load_site_cached(
         .only
         .take()
         .filter(|only| only.iter().all(|p| p.is_file()));
-    let (files, mut problems, only) = match (only, cache.walk.take()) {
-        (Some(only), Some((files, problems))) => (files, problems, Some(only)),
-        _ => {
-            let (files, problems) = walk_content(root, &content);
-            (files, problems, None)
-        }
+    let (mut walk, only) = match (only, cache.walk.take()) {
+        (Some(only), Some(walk)) if walk.outcomes.len() == walk.files.len() => (walk, Some(only)),
+        _ => (Walk::new(root, &content), None),
     };
-    let outcomes = match &only {
-        Some(only) => reload_only(&files, only, &content, &mut cache.files),
-        None => reload_changed(&files, &content, &mut cache.files),
-    };
-    cache.walk = Some((files, problems.clone()));
-    let mut sources = Sources::default();
-    let mut checked = Vec::with_capacity(outcomes.len());
+    match &only {
+        Some(only) => reload_only(&mut walk, only, &content, &mut cache.files),
+        None => reload_changed(&mut walk, &content, &mut cache.files),
+    }
+    let mut problems = walk.problems.clone();
+    let mut texts = Vec::with_capacity(walk.outcomes.len());
+    let mut checked = Vec::with_capacity(walk.outcomes.len());
     let mut failed_slugs = Vec::new();
-    for (display, outcome) in outcomes {
+    for outcome in &walk.outcomes {
         failed_slugs.extend(outcome.slug.clone());
-        if let Some(text) = &outcome.text {
-            sources.insert(display, text.clone());
-        }
+        texts.push(outcome.text.clone());
         problems.extend(outcome.problems.iter().cloned());
         match &outcome.entry {
             Some(entry) if entry.draft && !options.drafts => {}
@@ -320,6 +355,8 @@ pub fn load_site_cached(
             None => {}
         }
     }
+    let sources = Sources::of_files(walk.shown.clone(), texts);
+    cache.walk = Some(walk);
     let theme_dir = Some(root.join("themes").join(&config.theme)).filter(|d| d.is_dir());
     let theme = theme::load_theme(theme_dir.as_deref())?;
     Ok(Loaded {

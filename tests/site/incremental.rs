@@ -448,6 +448,31 @@ fn a_rebuild_told_which_files_changed_equals_a_full_build() {
     apply(&mut served, builder.rebuild(false).unwrap());
     assert_same(&served, &full(root));
     assert!(!served.contains_key("memory/entry-40/index.html"));
+
+    // `sed -i` writes a temporary file beside the entry and renames it over the entry: the
+    // temporary file is not content, so the hint is taken.
+    write_entry(root, 9, "Nine, edited in place", 9, (9 * 5 + 3) % 12);
+    let temporary = root.join("content/distributed/sedAb12Cd");
+    let nine = root.join("content/distributed/entry-09.md");
+    assert!(builder.expect_only(&[temporary, nine]));
+    apply(&mut served, builder.rebuild(false).unwrap());
+    assert_same(&served, &full(root));
+
+    // A folder that held entries, gone: the hint is refused, and its pages go.
+    fs::create_dir_all(root.join("content/memory/old")).unwrap();
+    fs::copy(
+        root.join("content/memory/entry-02.md"),
+        root.join("content/memory/old/moved-02.md"),
+    )
+    .unwrap();
+    fs::remove_file(root.join("content/memory/entry-02.md")).unwrap();
+    apply(&mut served, builder.rebuild(false).unwrap());
+    let folder = root.join("content/memory/old");
+    fs::remove_dir_all(&folder).unwrap();
+    assert!(!builder.expect_only(&[folder]));
+    apply(&mut served, builder.rebuild(false).unwrap());
+    assert_same(&served, &full(root));
+    assert!(!served.keys().any(|path| path.contains("moved-02")));
 }
 
 /// Writes a site theme `custom`, the default one with `attribute="{{ root }}{{ entry.url }}"`
