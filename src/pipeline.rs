@@ -427,7 +427,6 @@ fn live_bundles(
     site: &Site,
     selection: &Selection,
 ) -> (Result<Vec<Output>, PipelineError>, Option<Live>) {
-    use rayon::prelude::*;
     let index_error = |e| PipelineError::Render(RenderError::Search(e));
     let shards = match (live, selection) {
         (Some(live), Selection::Only { entries, .. }) => live.ready().and_then(|mut shards| {
@@ -435,11 +434,18 @@ fn live_bundles(
                 .iter()
                 .map(|&i| (i, crate::search::document(site, i)))
                 .collect();
-            // Each shard commits on its own thread (tantivy's commit waits on its indexing
-            // thread, so most of the time is waiting).
-            shards
-                .par_iter_mut()
-                .try_for_each(|live| live.replace(documents.iter().cloned()).map(|_| ()))?;
+            // Each shard commits on a thread of its own, not rayon's: tantivy's commit mostly
+            // waits on its indexing thread, and a pool thread waiting there could not render.
+            std::thread::scope(|scope| {
+                let threads: Vec<_> = shards
+                    .iter_mut()
+                    .map(|live| scope.spawn(|| live.replace(documents.iter().cloned())))
+                    .collect();
+                threads
+                    .into_iter()
+                    .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect::<Result<Vec<_>, _>>()
+            })?;
             Ok(shards)
         }),
         _ => live_shards(&crate::search::documents(site)),
@@ -448,16 +454,24 @@ fn live_bundles(
         Ok(shards) => shards,
         Err(e) => return (Err(index_error(e)), None),
     };
-    let outputs = shards
-        .par_iter()
-        .zip(crate::search::SHARDS)
-        .map(|(live, (_, path))| {
-            Ok(Output {
-                path: path.into(),
-                bytes: live.bundle().map_err(index_error)?,
+    let outputs = std::thread::scope(|scope| {
+        let threads: Vec<_> = shards
+            .iter()
+            .zip(crate::search::SHARDS)
+            .map(|(live, (_, path))| {
+                scope.spawn(move || {
+                    Ok(Output {
+                        path: path.into(),
+                        bytes: live.bundle().map_err(index_error)?,
+                    })
+                })
             })
-        })
-        .collect::<Result<_, PipelineError>>();
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect::<Result<Vec<_>, PipelineError>>()
+    });
     (outputs, Some(Live::Ready(shards)))
 }
 
