@@ -41,26 +41,40 @@ pub enum BundleError {
 }
 
 /// Packs named files into one bundle. Files are written in name order, so equal input gives
-/// equal bytes. The bundle is written in place (the checksum last), so each file is copied once.
+/// equal bytes.
 pub fn pack<B: AsRef<[u8]>>(files: &BTreeMap<String, B>) -> Vec<u8> {
+    pack_pieces(
+        &files
+            .iter()
+            .map(|(name, data)| (name.as_str(), vec![data.as_ref()]))
+            .collect(),
+    )
+}
+
+/// [`pack`], each file given as pieces written one after the other (a file need not be made
+/// whole first). The bundle is written in place (the checksum last), so each byte is copied
+/// once.
+pub fn pack_pieces(files: &BTreeMap<&str, Vec<&[u8]>>) -> Vec<u8> {
     let header = MAGIC.len() + 8;
+    let length = |pieces: &[&[u8]]| pieces.iter().map(|p| p.len()).sum::<usize>();
     let size = header
         + 4
         + files
             .iter()
-            .map(|(name, data)| 2 + name.len() + 8 + data.as_ref().len())
+            .map(|(name, pieces)| 2 + name.len() + 8 + length(pieces))
             .sum::<usize>();
     let mut out = Vec::with_capacity(size);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&[0; 4]);
     out.extend_from_slice(&(files.len() as u32).to_le_bytes());
-    for (name, data) in files {
-        let data = data.as_ref();
+    for (name, pieces) in files {
         out.extend_from_slice(&(name.len() as u16).to_le_bytes());
         out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-        out.extend_from_slice(data);
+        out.extend_from_slice(&(length(pieces) as u64).to_le_bytes());
+        for piece in pieces {
+            out.extend_from_slice(piece);
+        }
     }
     let checksum = crc32fast::hash(&out[header..]);
     out[header - 4..header].copy_from_slice(&checksum.to_le_bytes());

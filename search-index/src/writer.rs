@@ -64,7 +64,13 @@ pub fn build_shard(documents: &[Document], shard: Shard) -> Result<Vec<u8>, Writ
             .map(|d| crate::searcher::DocMeta::of(d, shard))
             .collect::<Vec<_>>(),
     )?;
-    pack_index(&index, &directory, docs_json, shard, true)
+    pack_index(
+        &index,
+        &directory,
+        vec![&docs_json],
+        shard,
+        Some(&docs_json),
+    )
 }
 
 /// An index kept open between rebuilds (by `errata serve`): the documents that changed are
@@ -144,18 +150,17 @@ impl LiveIndex {
 
     /// The bundle of the index as it is now.
     pub fn bundle(&self) -> Result<Vec<u8>, WriteError> {
-        // The bytes serde_json gives for the list: `[a,b,…]`.
-        let mut docs_json =
-            Vec::with_capacity(self.metadata.iter().map(|m| m.len() + 1).sum::<usize>() + 2);
-        docs_json.push(b'[');
+        // The bytes serde_json gives for the list, `[a,b,…]`, as pieces of the bundle.
+        let mut docs: Vec<&[u8]> = Vec::with_capacity(self.metadata.len() * 2 + 2);
+        docs.push(b"[");
         for (k, m) in self.metadata.iter().enumerate() {
             if k > 0 {
-                docs_json.push(b',');
+                docs.push(b",");
             }
-            docs_json.extend_from_slice(m);
+            docs.push(m);
         }
-        docs_json.push(b']');
-        pack_index(&self.index, &self.directory, docs_json, self.shard, false)
+        docs.push(b"]");
+        pack_index(&self.index, &self.directory, docs, self.shard, None)
     }
 
     fn merge_all(&mut self) -> Result<(), WriteError> {
@@ -217,14 +222,15 @@ fn tantivy_document(
     document
 }
 
-/// Packs the committed index and the documents' metadata into a bundle; `stable` renames the
-/// segments after their content, for byte-identical builds.
+/// Packs the committed index and the documents' metadata (`docs`, in pieces) into a bundle.
+/// With a `stable` seed (the whole metadata), the segments are renamed after their content,
+/// for byte-identical builds.
 fn pack_index(
     index: &Index,
     directory: &RamDirectory,
-    docs_json: Vec<u8>,
+    docs: Vec<&[u8]>,
     shard: Shard,
-    stable: bool,
+    stable: Option<&[u8]>,
 ) -> Result<Vec<u8>, WriteError> {
     // The segment files are shared with the directory, not copied: the bundle is the one copy.
     let mut files: BTreeMap<String, OwnedBytes> = BTreeMap::new();
@@ -264,24 +270,26 @@ fn pack_index(
             }
         }
     }
-    let mut files = if stable {
-        let segment_ids: Vec<String> = metas.iter().map(|m| m.id().uuid_string()).collect();
-        stable_segment_ids(files, &segment_ids, &docs_json)
-    } else {
-        files
+    let mut files = match stable {
+        Some(seed) => {
+            let segment_ids: Vec<String> = metas.iter().map(|m| m.id().uuid_string()).collect();
+            stable_segment_ids(files, &segment_ids, seed)
+        }
+        None => files,
     };
     files.insert(
         ".managed.json".into(),
         OwnedBytes::new(managed_list(&files)?),
     );
-    files.insert(DOCS_FILE.into(), OwnedBytes::new(docs_json));
+    let mut pieces: BTreeMap<&str, Vec<&[u8]>> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), vec![bytes.as_slice()]))
+        .collect();
+    pieces.insert(DOCS_FILE, docs);
     if shard == Shard::First {
-        files.insert(
-            FIRST_FILE.into(),
-            OwnedBytes::new(&br#"{"shard":"first"}"#[..]),
-        );
+        pieces.insert(FIRST_FILE, vec![br#"{"shard":"first"}"#]);
     }
-    Ok(bundle::pack(&files))
+    Ok(bundle::pack_pieces(&pieces))
 }
 
 /// tantivy names segments with random UUIDs; renames them to ids derived from the content
