@@ -355,18 +355,25 @@ impl Incremental {
     }
 
     /// Rebuilds. `everything` forces a complete render (after a theme or config change).
-    /// On failure the state of the last good build is kept.
+    /// On failure the state of the last good build is kept (after a failed complete render,
+    /// the next rebuild renders everything again).
     pub fn rebuild(&mut self, everything: bool) -> Result<Rebuilt, PipelineError> {
         let mut timings = Timings::from_env();
+        if everything {
+            self.cache.expect_anything();
+        }
         let previous = self.last.as_ref().map(|(checked, _)| checked);
         let checked = check_cached(&self.root, &self.options, &mut self.cache, previous)?;
         timings.lap("load + link");
-        let previous = self.last.take();
-        let (selection, tera) = match previous {
-            Some((old, tera)) if !everything => (plan(&old, &checked), tera),
+        let (selection, tera, old) = match self.last.take() {
+            Some((old, tera)) if !everything => (plan(&old, &checked), tera, Some(old)),
             _ => {
                 self.memo.for_templates();
-                (Selection::All, render::compile_templates(&checked.theme)?)
+                (
+                    Selection::All,
+                    render::compile_templates(&checked.theme)?,
+                    None,
+                )
             }
         };
         timings.lap("plan");
@@ -398,10 +405,21 @@ impl Incremental {
             self.live = live;
             bundles
         });
-        let mut outputs = pages?;
-        if let Some(bundles) = bundles {
-            outputs.extend(bundles?);
-        }
+        let outputs = pages.map_err(PipelineError::from).and_then(|mut outputs| {
+            if let Some(bundles) = bundles {
+                outputs.extend(bundles?);
+            }
+            Ok(outputs)
+        });
+        let outputs = match outputs {
+            Ok(outputs) => outputs,
+            Err(e) => {
+                // What is served is still the last good build's: the next edit is planned
+                // against it.
+                self.last = old.map(|old| (old, tera));
+                return Err(e);
+            }
+        };
         let entry_pages = match &selection {
             Selection::All => checked.site.entries.len(),
             Selection::Only { entries, .. } => entries.len(),

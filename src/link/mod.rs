@@ -43,7 +43,7 @@ pub struct Site {
     pub config: Config,
     /// Shared with the load cache `errata serve` keeps.
     pub entries: Vec<Arc<Entry>>,
-    /// Shared with the site before an edit that kept every slug.
+    /// Shared with the site before an edit that [`patch`] linked.
     pub by_slug: Arc<HashMap<Slug, usize>>,
     /// Each tag with its entries, sorted by title.
     pub tags: BTreeMap<Tag, Vec<usize>>,
@@ -218,7 +218,13 @@ pub fn patch(
     failed: &[Slug],
     problems: &mut Vec<Problem>,
 ) -> Option<Site> {
-    if *config != previous.config {
+    // (A category map compares equal in any order; the order is the site's too.)
+    if *config != previous.config
+        || !config
+            .categories
+            .keys()
+            .eq(previous.config.categories.keys())
+    {
         return None;
     }
     let mut entries = previous.entries.clone();
@@ -1005,5 +1011,19 @@ mod tests {
             shared_seen > 100,
             "only {shared_seen} shared-signature warnings checked"
         );
+    }
+
+    /// A config whose categories are in another order compares equal as a map; a patch must
+    /// still decline it, since the order is the site's.
+    #[test]
+    fn a_patch_declines_reordered_categories() {
+        let config =
+            Config::parse("title: t\ncategories:\n  x: {title: X}\n  y: {title: Y}\n").unwrap();
+        let swapped =
+            Config::parse("title: t\ncategories:\n  y: {title: Y}\n  x: {title: X}\n").unwrap();
+        let entries = vec![entry(0, "x", &["a"], &[]), entry(1, "y", &["a"], &[])];
+        let site = link(config.clone(), entries, &[], &mut Vec::new());
+        assert!(patch(&site, &config, &[], &[], &mut Vec::new()).is_some());
+        assert!(patch(&site, &swapped, &[], &[], &mut Vec::new()).is_none());
     }
 }

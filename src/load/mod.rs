@@ -129,8 +129,19 @@ pub struct LoadCache {
     files: FileCache,
     /// The last walk of `content/`, with each file's last outcome.
     walk: Option<Walk>,
-    /// Set by [`LoadCache::expect_only`]: the next load looks at only these files.
-    only: Option<std::collections::HashSet<PathBuf>>,
+    /// What changed since the last load, when a watcher said (see [`LoadCache::expect_only`]);
+    /// kept until a load gets as far as the files, so hints given while the config is broken
+    /// add up.
+    hint: Option<Hint>,
+}
+
+/// What a watcher said changed since the last load.
+#[derive(Debug)]
+enum Hint {
+    /// Only these files of the walk.
+    Only(std::collections::HashSet<PathBuf>),
+    /// Something the walk must find again: look at every file.
+    Anything,
 }
 
 /// A walk of `content/`: the Markdown files as (display path, real path), sorted, and the
@@ -175,14 +186,35 @@ impl LoadCache {
     /// or look at the other files again; anything else (a new, removed or renamed Markdown
     /// file, a folder) and the next load walks as usual. Other files are not content: an
     /// editor's or `sed -i`'s temporary file beside an entry does not make the load walk.
-    /// Returns whether the hint was taken.
+    /// Hints given before a load add up. Returns whether the hint was taken.
     pub fn expect_only(&mut self, root: &Path, paths: &[PathBuf]) -> bool {
-        self.only = None;
-        let Some(walk) = &self.walk else {
-            return false;
+        let only = self.only_these(root, paths);
+        self.hint = match (self.hint.take(), only) {
+            (None, Some(only)) => Some(Hint::Only(only)),
+            (Some(Hint::Only(mut before)), Some(only)) => {
+                before.extend(only);
+                Some(Hint::Only(before))
+            }
+            _ => Some(Hint::Anything),
         };
+        matches!(self.hint, Some(Hint::Only(_)))
+    }
+
+    /// Tells the next load to look at every file, whatever hints came before.
+    pub fn expect_anything(&mut self) {
+        self.hint = Some(Hint::Anything);
+    }
+
+    /// The walk's files among `paths`, when nothing else in them can change what the walk
+    /// finds.
+    fn only_these(
+        &self,
+        root: &Path,
+        paths: &[PathBuf],
+    ) -> Option<std::collections::HashSet<PathBuf>> {
+        let walk = self.walk.as_ref()?;
         if paths.is_empty() {
-            return false;
+            return None;
         }
         let content = root.join("content");
         let content_abs = std::path::absolute(&content).unwrap_or_else(|_| content.clone());
@@ -190,22 +222,27 @@ impl LoadCache {
         for path in paths {
             let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
             let Ok(rel) = path.strip_prefix(&content_abs) else {
-                return false;
+                return None;
             };
             let walked = content.join(rel);
             if walk.place.contains_key(&walked) {
                 only.insert(walked);
                 continue;
             }
-            // Not a file the walk found: a Markdown file or a folder (there now, or one that
-            // held walked files) changes what the walk finds; anything else is not content.
+            // Not a file the walk found: a Markdown file, a folder (there now, or one that held
+            // walked files), a symlink (the walk checks every one) or a path the walk reported
+            // a problem at changes what the walk finds; anything else is not content.
             let folder = path.is_dir() || walk.files.iter().any(|(_, f)| f.starts_with(&walked));
-            if is_markdown(&walked) || folder {
-                return false;
+            let link = walked
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink());
+            let shown = display_path(root, &walked);
+            let reported = walk.problems.iter().any(|p| p.file == shown);
+            if is_markdown(&walked) || folder || link || reported {
+                return None;
             }
         }
-        self.only = Some(only);
-        true
+        Some(only)
     }
 }
 
@@ -329,10 +366,10 @@ pub fn load_site_cached(
         return Err(LoadError::NoContent { path: content });
     }
     // A hint from the watcher holds only while each file it names is still a file.
-    let only = cache
-        .only
-        .take()
-        .filter(|only| only.iter().all(|p| p.is_file()));
+    let only = match cache.hint.take() {
+        Some(Hint::Only(only)) => Some(only).filter(|only| only.iter().all(|p| p.is_file())),
+        _ => None,
+    };
     let (mut walk, only) = match (only, cache.walk.take()) {
         (Some(only), Some(walk)) if walk.outcomes.len() == walk.files.len() => (walk, Some(only)),
         _ => (Walk::new(root, &content), None),

@@ -475,6 +475,74 @@ fn a_rebuild_told_which_files_changed_equals_a_full_build() {
     assert!(!served.keys().any(|path| path.contains("moved-02")));
 }
 
+/// Hints given while the config is broken add up, so every edit made meanwhile is read once
+/// the config is fixed; a symlink the watcher names, or a path the walk reported, makes the
+/// load walk again.
+#[test]
+fn hints_add_up_and_links_make_the_load_walk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_site(root);
+    let mut builder = Incremental::new(root, options());
+    let mut served = BTreeMap::new();
+    apply(&mut served, builder.rebuild(true).unwrap());
+
+    // Two hints before one load: both files are read.
+    write_entry(root, 1, "One, told first", 1, (5 + 3) % 12);
+    assert!(builder.expect_only(&[root.join("content/distributed/entry-01.md")]));
+    write_entry(root, 3, "Three, told second", 3, (3 * 5 + 3) % 12);
+    assert!(builder.expect_only(&[root.join("content/distributed/entry-03.md")]));
+    apply(&mut served, builder.rebuild(false).unwrap());
+    assert_same(&served, &full(root));
+    let page = |served: &BTreeMap<String, Vec<u8>>, path: &str| {
+        String::from_utf8_lossy(&served[path]).into_owned()
+    };
+    assert!(page(&served, "distributed/entry-01/index.html").contains("One, told first"));
+
+    // While the config is broken, no load gets to the files: the edits made meanwhile are all
+    // read once it is fixed (the failed full rebuild left a full look pending).
+    let config = fs::read_to_string(root.join("errata.yaml")).unwrap();
+    fs::write(root.join("errata.yaml"), "title: [unclosed\n").unwrap();
+    assert!(builder.rebuild(true).is_err());
+    write_entry(
+        root,
+        5,
+        "Five, while the config was broken",
+        5,
+        (5 * 5 + 3) % 12,
+    );
+    assert!(!builder.expect_only(&[root.join("content/distributed/entry-05.md")]));
+    assert!(builder.rebuild(false).is_err());
+    write_entry(
+        root,
+        7,
+        "Seven, while the config was broken",
+        7,
+        (7 * 5 + 3) % 12,
+    );
+    assert!(!builder.expect_only(&[root.join("content/distributed/entry-07.md")]));
+    assert!(builder.rebuild(false).is_err());
+    fs::write(root.join("errata.yaml"), config).unwrap();
+    apply(&mut served, builder.rebuild(true).unwrap());
+    assert_same(&served, &full(root));
+    assert!(page(&served, "distributed/entry-05/index.html").contains("Five, while the config"));
+    assert!(page(&served, "distributed/entry-07/index.html").contains("Seven, while the config"));
+
+    // A symlink out of content/ is a problem the walk reports; the watcher's naming it makes
+    // the load walk, and so does its removal.
+    #[cfg(unix)]
+    {
+        let link = root.join("content/memory/notes");
+        std::os::unix::fs::symlink("/etc", &link).unwrap();
+        assert!(!builder.expect_only(std::slice::from_ref(&link)));
+        assert!(builder.rebuild(false).is_err());
+        fs::remove_file(&link).unwrap();
+        assert!(!builder.expect_only(std::slice::from_ref(&link)));
+        apply(&mut served, builder.rebuild(false).unwrap());
+        assert_same(&served, &full(root));
+    }
+}
+
 /// Writes a site theme `custom`, the default one with `attribute="{{ root }}{{ entry.url }}"`
 /// added to the card macro's `<article>`, and selects it.
 fn card_theme(root: &Path, attribute: &str) {
