@@ -663,6 +663,16 @@ fn fill_from_category(
 mod tests {
     use super::*;
 
+    /// A seeded xorshift generator: `next(n)` is a number below `n`.
+    fn numbers(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
+
     fn entry(i: usize, category: &str, tags: &[&str], related: &[usize]) -> Arc<Entry> {
         Arc::new(Entry {
             file: format!("content/{category}/e{i:03}.md").into(),
@@ -700,13 +710,7 @@ mod tests {
     /// with few tags (so many entries share two or three) and few categories.
     #[test]
     fn related_lists_equal_the_counting_methods() {
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = numbers(0x9e37_79b9_7f4a_7c15);
         // Sometimes more tags than WIDE_TAGS on an entry, so wide entries are compared too.
         let vocabulary: Vec<String> = (0..24).map(|k| format!("t{k}")).collect();
         let config = Config::parse(
@@ -854,13 +858,7 @@ mod tests {
     /// from scratch gives, or declines; it declines when a tag, category or slug changed.
     #[test]
     fn a_patched_site_equals_one_linked_afresh() {
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = numbers(0x2545_f491_4f6c_dd1d);
         let config = Config::parse(
             "title: t\ncategories:\n  x: {title: X}\n  y: {title: Y}\n  z: {title: Z}\n",
         )
@@ -933,13 +931,7 @@ mod tests {
     /// move their dates.
     #[test]
     fn patched_warnings_equal_warnings_found_afresh() {
-        let mut seed: u64 = 0x1234_5678_9abc_def1;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = numbers(0x1234_5678_9abc_def1);
         let config =
             Config::parse("title: t\ncategories:\n  x: {title: X}\n  y: {title: Y}\n").unwrap();
         let today = chrono::NaiveDate::from_ymd_opt(2026, 6, 1).unwrap();

@@ -73,6 +73,14 @@ fn options() -> CheckOptions {
     }
 }
 
+/// A builder for the site at `root`, and the files its first, complete build serves.
+fn serve(root: &Path) -> (Incremental, BTreeMap<String, Vec<u8>>) {
+    let mut builder = Incremental::new(root, options());
+    let mut served = BTreeMap::new();
+    apply(&mut served, builder.rebuild(true).unwrap());
+    (builder, served)
+}
+
 fn apply(files: &mut BTreeMap<String, Vec<u8>>, rebuilt: Rebuilt) {
     if rebuilt.complete {
         files.clear();
@@ -385,9 +393,7 @@ fn a_title_that_moves_in_its_category_changes_related_lists() {
     for i in 0..10 {
         write(i, &format!("Failure {i}"));
     }
-    let mut builder = Incremental::new(root, options());
-    let mut served = BTreeMap::new();
-    apply(&mut served, builder.rebuild(true).unwrap());
+    let (mut builder, mut served) = serve(root);
     assert_same(&served, &full(root));
     let related_of_0 = |served: &BTreeMap<String, Vec<u8>>| {
         let html = String::from_utf8_lossy(&served["memory/entry-0/index.html"]).into_owned();
@@ -417,9 +423,7 @@ fn a_rebuild_told_which_files_changed_equals_a_full_build() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     write_site(root);
-    let mut builder = Incremental::new(root, options());
-    let mut served = BTreeMap::new();
-    apply(&mut served, builder.rebuild(true).unwrap());
+    let (mut builder, mut served) = serve(root);
 
     let edited = root.join("content/distributed/entry-07.md");
     write_entry(root, 7, "Seven, told by the watcher", 7, (7 * 5 + 3) % 12);
@@ -483,9 +487,7 @@ fn hints_add_up_and_links_make_the_load_walk() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     write_site(root);
-    let mut builder = Incremental::new(root, options());
-    let mut served = BTreeMap::new();
-    apply(&mut served, builder.rebuild(true).unwrap());
+    let (mut builder, mut served) = serve(root);
 
     // Two hints before one load: both files are read.
     write_entry(root, 1, "One, told first", 1, (5 + 3) % 12);
@@ -504,24 +506,13 @@ fn hints_add_up_and_links_make_the_load_walk() {
     let config = fs::read_to_string(root.join("errata.yaml")).unwrap();
     fs::write(root.join("errata.yaml"), "title: [unclosed\n").unwrap();
     assert!(builder.rebuild(true).is_err());
-    write_entry(
-        root,
-        5,
-        "Five, while the config was broken",
-        5,
-        (5 * 5 + 3) % 12,
-    );
-    assert!(!builder.expect_only(&[root.join("content/distributed/entry-05.md")]));
-    assert!(builder.rebuild(false).is_err());
-    write_entry(
-        root,
-        7,
-        "Seven, while the config was broken",
-        7,
-        (7 * 5 + 3) % 12,
-    );
-    assert!(!builder.expect_only(&[root.join("content/distributed/entry-07.md")]));
-    assert!(builder.rebuild(false).is_err());
+    for (i, name) in [(5, "Five"), (7, "Seven")] {
+        let title = format!("{name}, while the config was broken");
+        write_entry(root, i, &title, i, (i * 5 + 3) % 12);
+        let file = root.join(format!("content/distributed/entry-{i:02}.md"));
+        assert!(!builder.expect_only(&[file]));
+        assert!(builder.rebuild(false).is_err());
+    }
     fs::write(root.join("errata.yaml"), config).unwrap();
     apply(&mut served, builder.rebuild(true).unwrap());
     assert_same(&served, &full(root));
@@ -572,9 +563,7 @@ fn a_changed_card_macro_redraws_the_cards_kept_by_serve() {
     let root = tmp.path();
     write_site(root);
     card_theme(root, "data-card");
-    let mut builder = Incremental::new(root, options());
-    let mut served = BTreeMap::new();
-    apply(&mut served, builder.rebuild(true).unwrap());
+    let (mut builder, mut served) = serve(root);
     // An edit first, so the kept cards are in use.
     write_entry(
         root,
