@@ -105,16 +105,7 @@ fn check_cached(
         )
         .map(|site| (site, p.placed.clone()))
     });
-    let today = chrono::Local::now().date_naive();
-    // After a patch, the warnings are patched too: only the edited entries, and the entries
-    // sharing a signature with them, are looked at again.
-    let found_before = previous
-        .zip(replaced.as_ref())
-        .filter(|_| patched.is_some())
-        .map(|(p, replaced)| {
-            let places: Vec<usize> = replaced.iter().map(|(i, _)| *i).collect();
-            (&p.found, places)
-        });
+    let was_patched = patched.is_some();
     let (site, placed) = match patched {
         Some(patched) => patched,
         None => {
@@ -134,9 +125,15 @@ fn check_cached(
         }
     };
     timings.lap("  link");
-    let found = match found_before {
-        Some((before, places)) => before.patch(&site, &places, today),
-        None => link::Warnings::find(&site, today),
+    // After a patch, the warnings are patched too: only the edited entries, and the entries
+    // sharing a signature with them, are looked at again.
+    let today = chrono::Local::now().date_naive();
+    let found = match (previous, &replaced) {
+        (Some(p), Some(replaced)) if was_patched => {
+            let places: Vec<usize> = replaced.iter().map(|(i, _)| *i).collect();
+            p.found.patch(&site, &places, today)
+        }
+        _ => link::Warnings::find(&site, today),
     };
     problems.extend(found.problems());
     timings.lap("  warnings");

@@ -16,7 +16,7 @@ use std::sync::Arc;
 // content, so a fast hash suffices (and nothing iterates them into the output).
 use rustc_hash::FxHashMap as HashMap;
 
-pub use warnings::{warnings, Warnings};
+pub use warnings::Warnings;
 
 use crate::diagnostic::{did_you_mean, Problem};
 use crate::load::{Config, Entry, Slug, Tag};

@@ -13,10 +13,6 @@ use super::Site;
 use crate::diagnostic::Problem;
 use crate::load::{Entry, Tag};
 
-pub fn warnings(site: &Site, today: NaiveDate) -> Vec<Problem> {
-    Warnings::find(site, today).problems()
-}
-
 /// The warnings of a site, by entry, with what they were found from, so that after an edit
 /// only what it can have changed is looked at again (see [`Warnings::patch`]).
 pub struct Warnings {
