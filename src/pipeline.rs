@@ -317,11 +317,31 @@ impl Live {
 fn live_shards(
     documents: &[errata_search::Document],
 ) -> Result<LiveShards, errata_search::WriteError> {
-    use rayon::prelude::*;
-    crate::search::SHARDS
-        .par_iter()
-        .map(|&(shard, _)| errata_search::LiveIndex::new(documents, shard))
-        .collect()
+    on_own_threads(crate::search::SHARDS, |(shard, _)| {
+        errata_search::LiveIndex::new(documents, shard)
+    })
+    .into_iter()
+    .collect()
+}
+
+/// `work` on each item, each on a thread of its own rather than rayon's: tantivy's commits
+/// wait on their indexing threads, and a rayon thread waiting there is one the pages beside
+/// them cannot render on.
+fn on_own_threads<T: Send, R: Send>(
+    items: impl IntoIterator<Item = T>,
+    work: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let work = &work;
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = items
+            .into_iter()
+            .map(|item| scope.spawn(move || work(item)))
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
 
 /// What one rebuild produced.
@@ -434,60 +454,46 @@ impl Incremental {
 }
 
 /// The search bundles after an edit, and the live indexes to keep for the next one (none if
-/// indexing failed: the next edit indexes everything again). Only the entries the edit
-/// rendered again are made into documents again, and only those that changed are indexed
-/// again.
+/// indexing or packing failed: the next edit indexes everything again). Only the entries the
+/// edit rendered again are made into documents again, and only those that changed are
+/// indexed again.
 fn live_bundles(
     live: Option<Live>,
     site: &Site,
     selection: &Selection,
 ) -> (Result<Vec<Output>, PipelineError>, Option<Live>) {
     let index_error = |e| PipelineError::Render(RenderError::Search(e));
-    let shards = match (live, selection) {
-        (Some(live), Selection::Only { entries, .. }) => live.ready().and_then(|mut shards| {
+    let (shards, edited) = match (live, selection) {
+        (Some(live), Selection::Only { entries, .. }) => {
             let documents: Vec<_> = entries
                 .iter()
                 .map(|&i| (i, crate::search::document(site, i)))
                 .collect();
-            // Each shard commits on a thread of its own, not rayon's: tantivy's commit mostly
-            // waits on its indexing thread, and a pool thread waiting there could not render.
-            std::thread::scope(|scope| {
-                let threads: Vec<_> = shards
-                    .iter_mut()
-                    .map(|live| scope.spawn(|| live.replace(documents.iter().cloned())))
-                    .collect();
-                threads
-                    .into_iter()
-                    .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect::<Result<Vec<_>, _>>()
-            })?;
-            Ok(shards)
-        }),
-        _ => live_shards(&crate::search::documents(site)),
+            (live.ready(), Some(documents))
+        }
+        _ => (live_shards(&crate::search::documents(site)), None),
     };
-    let shards = match shards {
+    let mut shards = match shards {
         Ok(shards) => shards,
         Err(e) => return (Err(index_error(e)), None),
     };
-    let outputs = std::thread::scope(|scope| {
-        let threads: Vec<_> = shards
-            .iter()
-            .zip(crate::search::SHARDS)
-            .map(|(live, (_, path))| {
-                scope.spawn(move || {
-                    Ok(Output {
-                        path: path.into(),
-                        bytes: live.bundle().map_err(index_error)?,
-                    })
-                })
+    // Each shard commits and packs on a thread of its own.
+    let packed = on_own_threads(
+        shards.iter_mut().zip(crate::search::SHARDS),
+        |(live, (_, path))| {
+            if let Some(documents) = &edited {
+                live.replace(documents.iter().cloned())?;
+            }
+            Ok(Output {
+                path: path.into(),
+                bytes: live.bundle()?,
             })
-            .collect();
-        threads
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect::<Result<Vec<_>, PipelineError>>()
-    });
-    (outputs, Some(Live::Ready(shards)))
+        },
+    );
+    match packed.into_iter().collect::<Result<Vec<_>, _>>() {
+        Ok(outputs) => (Ok(outputs), Some(Live::Ready(shards))),
+        Err(e) => (Err(index_error(e)), None),
+    }
 }
 
 /// What must be rendered again when `new` follows `old`.
