@@ -99,7 +99,7 @@ fn yaml_string(s: &str) -> String {
 pub fn template(options: &NewOptions, slug: &Slug) -> String {
     let failure = options.kind == Kind::Failure;
     let signatures = if failure {
-        "signatures:              # the exact error text a reader would paste, without sizes, ranks or addresses\n  - \"TODO: RuntimeError: the stable part of the message\"\n"
+        "signatures:              # the exact error text a reader would paste, without sizes, ranks or addresses\n  - text: \"TODO: RuntimeError: the stable part of the message\"\n    raised_in: \"TODO: the upstream file that raises it\"   # the first signature says where it comes from\n    source: \"\"          # optional: a link to that source line, or to an issue thread where it appears\n    versions: \"\"        # optional: which versions print it, e.g. PyTorch 2.1 and later\n"
     } else {
         "signatures: []          # guides have none\n"
     };
@@ -121,6 +121,9 @@ root_causes: []         # the mechanisms that lead here
 fix: ""                 # the first thing to try, in one line
 affects: []             # e.g. [PyTorch, DeepSpeed]
 confirm: []             # checks that confirm the diagnosis
+cues:                   # what else in a log points here
+  frames: []            # text in traceback frames, e.g. torch/_inductor/
+  lines: []             # text in other lines, e.g. a warning printed before the crash
 related: []             # slugs of related entries
 references: []          # - title: "PyTorch docs: ..."
                         #   url: https://...

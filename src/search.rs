@@ -38,7 +38,7 @@ pub fn document(site: &Site, i: usize) -> Document {
         category: e.category.clone(),
         severity: e.severity.as_str().to_owned(),
         tags: e.tags.iter().map(|t| t.to_string()).collect(),
-        signatures: e.signatures.clone(),
+        signatures: e.signatures.iter().map(|s| s.text.clone()).collect(),
         symptoms: e
             .symptoms
             .iter()

@@ -549,6 +549,11 @@ mod valid_site {
             html.contains("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate"),
             "the signature is missing"
         );
+        let origin = between(&html, "<p class=\"signature-origin\">", "</p>");
+        assert_eq!(
+            origin,
+            "Raised in <a href=\"https://github.com/pytorch/pytorch/blob/v2.5.0/c10/cuda/CUDACachingAllocator.cpp\" rel=\"nofollow noopener\">c10/cuda/CUDACachingAllocator.cpp</a>, PyTorch 2.1 and later."
+        );
         assert!(
             html.contains("<code>model.gradient_checkpointing_enable()</code>"),
             "the fix is not rendered as Markdown"
@@ -843,6 +848,31 @@ mod content_errors {
         assert!(
             !run.stderr.contains("expected one of"),
             "serde's list of fields leaked into the message\n{run}"
+        );
+    }
+
+    #[test]
+    fn misspelt_key_of_a_signature_source() {
+        rejected(
+            "bad-signature-source",
+            &[
+                "error: content/memory/bad-source.md:8:5: unknown field `raised_at`",
+                "did you mean `raised_in`?",
+            ],
+        );
+    }
+
+    #[test]
+    fn signature_sources_and_cues_are_checked() {
+        rejected(
+            "bad-cues",
+            &[
+                "error: content/memory/bad-cues.md:7:12: a signature with `text:` says neither `raised_in:` nor `source:`",
+                "error: content/memory/bad-cues.md:10:13: signature source `file:///home/me/notes.txt` is not http(s)",
+                "error: content/memory/bad-cues.md:11:1: `cues.lines` has an empty item",
+                "error: content/memory/bad-cues.md:12:13: cue `fwd` in `frames` is shorter than 6 characters",
+                "cue `torch/_inductor/` is listed twice in `frames`",
+            ],
         );
     }
 

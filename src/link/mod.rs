@@ -692,6 +692,7 @@ mod tests {
             fix: None,
             affects: Vec::new(),
             confirm: Vec::new(),
+            cues: Default::default(),
             related: related
                 .iter()
                 .map(|j| Slug::parse(&format!("e{j:03}")).unwrap())
@@ -958,7 +959,7 @@ mod tests {
                     let related: Vec<usize> = if next(5) == 0 { vec![next(n)] } else { vec![] };
                     let mut e = (*entry(i, ["x", "y"][next(2)], tags, &related)).clone();
                     e.signatures = (0..next(3))
-                        .map(|_| texts[next(texts.len())].to_owned())
+                        .map(|_| crate::load::Signature::plain(texts[next(texts.len())]))
                         .collect();
                     e.updated = (next(2) == 0).then(|| day(next(6)));
                     Arc::new(e)
@@ -977,7 +978,9 @@ mod tests {
                 let i = next(n);
                 let mut e = (*before.entries[i]).clone();
                 match next(4) {
-                    0 => e.signatures.push(texts[next(texts.len())].to_owned()),
+                    0 => e
+                        .signatures
+                        .push(crate::load::Signature::plain(texts[next(texts.len())])),
                     1 => {
                         e.signatures.pop();
                     }

@@ -46,7 +46,7 @@ impl Warnings {
                 e.signatures
                     .iter()
                     .enumerate()
-                    .map(move |(k, s)| (signature_hash(s), i, k))
+                    .map(move |(k, s)| (signature_hash(&s.text), i, k))
             })
             .collect();
         signatures.sort_unstable();
@@ -103,7 +103,7 @@ impl Warnings {
             .collect();
         for &i in replaced {
             for (k, s) in site.entries[i].signatures.iter().enumerate() {
-                let item = (signature_hash(s), i, k);
+                let item = (signature_hash(&s.text), i, k);
                 touched.push(item.0);
                 let at = signatures.partition_point(|x| *x < item);
                 signatures.insert(at, item);
@@ -204,6 +204,7 @@ impl Warnings {
             |a: &Entry, b: &Entry| a.related.contains(&b.slug) && b.related.contains(&a.slug);
         let mut out = Vec::new();
         for (k, sig) in e.signatures.iter().enumerate() {
+            let sig = &sig.text;
             let run = self.holders(signature_hash(sig));
             if run.len() < 2 {
                 continue;
@@ -213,7 +214,9 @@ impl Warnings {
                 .iter()
                 .filter(|&&(_, o, ko)| (o, ko) != (i, k))
                 .map(|&(_, o, ko)| (&site.entries[o], ko))
-                .filter(|(other, ko)| !linked(e, other) && normal(&other.signatures[*ko]) == text)
+                .filter(|(other, ko)| {
+                    !linked(e, other) && normal(&other.signatures[*ko].text) == text
+                })
                 .map(|(other, _)| other.file.display().to_string())
                 .collect();
             if others.is_empty() {

@@ -34,9 +34,11 @@ pub struct RawFrontMatter {
     pub tags: Vec<String>,
     /// The quick answer, one or two sentences (required).
     pub summary: Option<String>,
-    /// The exact error text a reader would paste, without sizes, ranks or addresses (a failure needs one).
+    /// The exact error text a reader would paste, without sizes, ranks or addresses (a failure
+    /// needs one): the text alone, or `text:` with where it is raised (`raised_in:`, `source:`,
+    /// `versions:`), which the first signature of a failure must have.
     #[serde(default)]
-    pub signatures: Vec<String>,
+    pub signatures: Vec<RawSignature>,
     /// The pattern worth alerting on, in one sentence.
     pub fingerprint: Option<String>,
     /// What a reader observes, and why.
@@ -53,6 +55,9 @@ pub struct RawFrontMatter {
     /// Checks that confirm the diagnosis.
     #[serde(default)]
     pub confirm: Vec<String>,
+    /// What else in a log points at this entry: traceback frames, other lines, and facts errata
+    /// reads from numbers.
+    pub cues: Option<RawCues>,
     /// Slugs of related entries.
     #[serde(default)]
     pub related: Vec<String>,
@@ -67,7 +72,7 @@ pub struct RawFrontMatter {
 }
 
 /// Every key the front matter accepts, in the order `errata new` writes them.
-pub const FIELDS: [&str; 18] = [
+pub const FIELDS: [&str; 19] = [
     "title",
     "slug",
     "category",
@@ -82,6 +87,7 @@ pub const FIELDS: [&str; 18] = [
     "fix",
     "affects",
     "confirm",
+    "cues",
     "related",
     "references",
     "updated",
@@ -97,6 +103,73 @@ pub struct RawSymptom {
     /// Why that happens.
     pub why: String,
 }
+
+/// A signature: its text alone, or its text with where it is raised.
+#[derive(Debug, JsonSchema)]
+#[serde(untagged)]
+pub enum RawSignature {
+    Text(String),
+    Sourced(RawSourcedSignature),
+}
+
+/// Reads a string as [`RawSignature::Text`] and a mapping as [`RawSignature::Sourced`], so a
+/// mistake inside the mapping (an unknown key) is reported as itself, at its own line.
+impl<'de> Deserialize<'de> for RawSignature {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RawSignature;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the error text, or a mapping with `text:` and where it is raised")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawSignature, E> {
+                Ok(RawSignature::Text(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<RawSignature, A::Error> {
+                RawSourcedSignature::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawSignature::Sourced)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// A signature with where it is raised and which versions print it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawSourcedSignature {
+    /// The error text, as in the short form.
+    pub text: String,
+    /// The upstream file (or file and function) that raises it, e.g. `c10/cuda/CUDACachingAllocator.cpp`.
+    pub raised_in: Option<String>,
+    /// A link (http or https) to the source line that raises it or, failing that, to an issue thread where it appears.
+    #[schemars(regex(pattern = r"^https?://"))]
+    pub source: Option<String>,
+    /// Which versions print this wording, e.g. `PyTorch 2.1 and later`.
+    pub versions: Option<String>,
+}
+
+/// Keys of a sourced signature, for "did you mean" hints.
+pub const SIGNATURE_FIELDS: [&str; 4] = ["text", "raised_in", "source", "versions"];
+
+/// What else in a log points at an entry.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCues {
+    /// Text found in a traceback frame (its file path or function) or in the source line
+    /// printed under it, e.g. `torch/_inductor/` or `_prepare_decoder_attention_mask`.
+    #[serde(default)]
+    pub frames: Vec<String>,
+    /// Text found in any other line of the log, such as a warning printed before the crash.
+    #[serde(default)]
+    pub lines: Vec<String>,
+}
+
+/// Keys of `cues`, for "did you mean" hints.
+pub const CUE_FIELDS: [&str; 2] = ["frames", "lines"];
 
 /// A link to upstream documentation or an issue thread.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -251,6 +324,10 @@ fn yaml_failure(error: &serde_yaml_ng::Error, first_line: usize) -> ParseFailure
             &["symptom", "why"]
         } else if message.contains("`url`") {
             &["title", "url"]
+        } else if message.contains("`raised_in`") {
+            &SIGNATURE_FIELDS
+        } else if message.contains("`frames`") {
+            &CUE_FIELDS
         } else {
             &FIELDS
         };

@@ -21,7 +21,7 @@ use chrono::NaiveDate;
 use rayon::prelude::*;
 
 pub use config::Config;
-use front_matter::{ParseFailure, RawFrontMatter, Spans, Split};
+use front_matter::{ParseFailure, RawCues, RawFrontMatter, RawSignature, Spans, Split};
 pub use links::{internal_links, parse_target, InternalLink};
 pub use plain::plain_text;
 pub use types::{Kind, Severity, Slug, Tag};
@@ -44,13 +44,14 @@ pub struct Entry {
     pub summary: String,
     /// `summary` as plain text ([`plain_text`]).
     pub summary_text: String,
-    pub signatures: Vec<String>,
+    pub signatures: Vec<Signature>,
     pub fingerprint: Option<String>,
     pub symptoms: Vec<Symptom>,
     pub root_causes: Vec<String>,
     pub fix: Option<String>,
     pub affects: Vec<String>,
     pub confirm: Vec<String>,
+    pub cues: Cues,
     pub related: Vec<Slug>,
     pub references: Vec<Reference>,
     pub updated: Option<NaiveDate>,
@@ -62,6 +63,44 @@ pub struct Entry {
     pub body_line: usize,
     pub spans: Spans,
 }
+
+/// An error text an entry explains, and where it is raised when the author said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    pub text: String,
+    pub origin: Option<Origin>,
+}
+
+impl Signature {
+    /// A signature written as its text alone.
+    pub fn plain(text: impl Into<String>) -> Signature {
+        Signature {
+            text: text.into(),
+            origin: None,
+        }
+    }
+}
+
+/// Where a signature is raised and which versions print it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The upstream file (or file and function) that raises it.
+    pub raised_in: Option<String>,
+    /// A link to the source line, or to an issue thread where it appears.
+    pub source: Option<String>,
+    /// Which versions print this wording.
+    pub versions: Option<String>,
+}
+
+/// What else in a log points at an entry: text in traceback frames and in other lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cues {
+    pub frames: Vec<String>,
+    pub lines: Vec<String>,
+}
+
+/// The shortest cue: a shorter one would turn up in logs it says nothing about.
+pub const MIN_CUE_CHARS: usize = 6;
 
 #[derive(Debug, Clone)]
 pub struct Symptom {
@@ -589,6 +628,105 @@ fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
     }
 }
 
+/// Reports a problem at a key: the key, the text to point at inside its value, the message and
+/// a hint.
+type ProblemAt<'a> = dyn FnMut(&str, Option<&str>, String, Option<String>) + 'a;
+
+/// The signatures as [`Signature`]s; an empty text, or a sourced one that says nowhere it is
+/// raised or links to a non-web page, is a problem.
+fn check_signatures(raw: &[RawSignature], problem_at: &mut ProblemAt) -> Vec<Signature> {
+    let mut out = Vec::with_capacity(raw.len());
+    for item in raw {
+        let (text, origin) = match item {
+            RawSignature::Text(text) => (text.trim(), None),
+            RawSignature::Sourced(s) => (s.text.trim(), Some(s)),
+        };
+        if text.is_empty() {
+            problem_at(
+                "signatures",
+                None,
+                "`signatures` has an empty item".into(),
+                None,
+            );
+            continue;
+        }
+        let origin = origin.map(|s| {
+            let nonempty = |o: &Option<String>| {
+                o.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned)
+            };
+            let origin = Origin {
+                raised_in: nonempty(&s.raised_in),
+                source: nonempty(&s.source),
+                versions: nonempty(&s.versions),
+            };
+            if origin.raised_in.is_none() && origin.source.is_none() {
+                problem_at(
+                    "signatures",
+                    Some(text),
+                    "a signature with `text:` says neither `raised_in:` nor `source:`".into(),
+                    Some("name the upstream file that raises it (`raised_in:`), link its source line or an issue thread where it appears (`source:`), or write the text alone".into()),
+                );
+            }
+            if let Some(url) = &origin.source {
+                if !(url.starts_with("https://") || url.starts_with("http://")) {
+                    problem_at(
+                        "signatures",
+                        Some(url),
+                        format!("signature source `{url}` is not http(s)"),
+                        Some("link the source line or thread: `https://...`".into()),
+                    );
+                }
+            }
+            origin
+        });
+        out.push(Signature {
+            text: text.to_owned(),
+            origin,
+        });
+    }
+    out
+}
+
+/// The cues, trimmed; an empty, short or repeated cue is a problem.
+fn check_cues(raw: RawCues, problem_at: &mut ProblemAt) -> Cues {
+    let mut check = |which: &str, list: Vec<String>| {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::with_capacity(list.len());
+        for cue in list {
+            let cue = cue.trim().to_owned();
+            if cue.is_empty() {
+                problem_at(
+                    "cues",
+                    None,
+                    format!("`cues.{which}` has an empty item"),
+                    None,
+                );
+            } else if cue.chars().count() < MIN_CUE_CHARS {
+                problem_at(
+                    "cues",
+                    Some(&cue),
+                    format!("cue `{cue}` in `{which}` is shorter than {MIN_CUE_CHARS} characters"),
+                    Some("a cue is a distinctive piece of text (`torch/_inductor/`, `_prepare_decoder_attention_mask`); a short one turns up in unrelated logs".into()),
+                );
+            } else if !seen.insert(cue.clone()) {
+                problem_at(
+                    "cues",
+                    Some(&cue),
+                    format!("cue `{cue}` is listed twice in `{which}`"),
+                    None,
+                );
+            } else {
+                out.push(cue);
+            }
+        }
+        out
+    };
+    Cues {
+        frames: check("frames", raw.frames),
+        lines: check("lines", raw.lines),
+    }
+}
+
 /// A `slug:` line in front matter that did not parse, so links to the file still resolve.
 fn explicit_slug(text: &str) -> Option<Slug> {
     let yaml = text.strip_prefix("---\n")?;
@@ -724,8 +862,9 @@ fn check(
             Err(m) => problem_at("related", Some(r), m, None),
         }
     }
+    let signatures = check_signatures(&raw.signatures, &mut problem_at);
+    let cues = check_cues(raw.cues.unwrap_or_default(), &mut problem_at);
     for (key, list) in [
-        ("signatures", &raw.signatures),
         ("root_causes", &raw.root_causes),
         ("affects", &raw.affects),
         ("confirm", &raw.confirm),
@@ -795,11 +934,7 @@ fn check(
         tags,
         summary_text: plain_text(&summary),
         summary,
-        signatures: raw
-            .signatures
-            .into_iter()
-            .map(|s| s.trim().to_owned())
-            .collect(),
+        signatures,
         fingerprint: nonempty(raw.fingerprint),
         symptoms: raw
             .symptoms
@@ -813,6 +948,7 @@ fn check(
         fix: nonempty(raw.fix),
         affects: raw.affects,
         confirm: raw.confirm,
+        cues,
         related,
         references: raw
             .references

@@ -158,7 +158,7 @@ struct EntryJson<'a> {
     kind: &'static str,
     tags: Vec<&'a str>,
     summary: &'a str,
-    signatures: &'a [String],
+    signatures: Vec<&'a str>,
     related: Vec<&'a str>,
     updated: Option<String>,
 }
@@ -233,7 +233,7 @@ pub fn entries_json(site: &Site, kept: &JsonLines) -> String {
             kind: e.kind.as_str(),
             tags: e.tags.iter().map(|t| t.as_str()).collect(),
             summary: &e.summary_text,
-            signatures: &e.signatures,
+            signatures: e.signatures.iter().map(|s| s.text.as_str()).collect(),
             related: related.clone(),
             updated: e.updated.map(|d| d.to_string()),
         };

@@ -86,6 +86,27 @@ pub struct FaqItem {
     pub answer_text: String,
 }
 
+/// A signature on the entry page, with where it is raised when the entry says.
+#[derive(Debug, Serialize)]
+pub struct SignatureView<'a> {
+    pub text: &'a str,
+    pub raised_in: Option<&'a str>,
+    pub source: Option<&'a str>,
+    pub versions: Option<&'a str>,
+}
+
+impl<'a> SignatureView<'a> {
+    fn of(s: &'a crate::load::Signature) -> SignatureView<'a> {
+        let origin = s.origin.as_ref();
+        SignatureView {
+            text: &s.text,
+            raised_in: origin.and_then(|o| o.raised_in.as_deref()),
+            source: origin.and_then(|o| o.source.as_deref()),
+            versions: origin.and_then(|o| o.versions.as_deref()),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct EntryView<'a> {
     pub title: &'a str,
@@ -104,7 +125,7 @@ pub struct EntryView<'a> {
     pub root_causes_html: Vec<String>,
     pub affects: &'a [String],
     pub confirm_html: Vec<String>,
-    pub signatures: &'a [String],
+    pub signatures: Vec<SignatureView<'a>>,
     pub references: Vec<ReferenceView<'a>>,
     pub updated: String,
     pub body_html: String,
@@ -231,7 +252,7 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
         root_causes_html: e.root_causes.iter().map(|s| inline(s)).collect(),
         affects: &e.affects,
         confirm_html: e.confirm.iter().map(|s| inline(s)).collect(),
-        signatures: &e.signatures,
+        signatures: e.signatures.iter().map(SignatureView::of).collect(),
         references: e
             .references
             .iter()
@@ -303,7 +324,7 @@ fn faq(site: &Site, index: usize, links: &PageLinks<'_>) -> Vec<FaqItem> {
     if let Some(sig) = e.signatures.first() {
         push(
             "Which error message does it show?".to_owned(),
-            format!("`{}`", sig.replace('`', "'")),
+            format!("`{}`", sig.text.replace('`', "'")),
         );
     }
     items
