@@ -10,12 +10,56 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
+use crate::Document;
+
 pub const MAGIC: &[u8; 8] = b"ERRATAIX";
 pub const VERSION: u32 = 1;
 /// The entries' metadata inside the bundle.
 pub const DOCS_FILE: &str = "errata-docs.json";
-/// Present only in the first-search shard's bundle ([`crate::writer::Shard::First`]).
+/// Present only in the first-search shard's bundle ([`Shard::First`]).
 pub const FIRST_FILE: &str = "errata-first.json";
+
+/// Which part of each document a bundle holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shard {
+    /// Every field, and each entry's signatures to rank and show hits by: what the CLI uses and
+    /// what a browser's answers end up with.
+    Full,
+    /// The signature index: signatures, titles and tags, and no signature text, so hits are
+    /// ranked by BM25 alone (a partial answer). Per field, its scores are the full index's.
+    First,
+}
+
+/// What the bundle keeps of each entry to present a hit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DocMeta {
+    pub slug: String,
+    pub title: String,
+    pub url: String,
+    pub category: String,
+    pub severity: String,
+    /// Empty in a first-search shard, which ranks without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signatures: Vec<String>,
+}
+
+impl DocMeta {
+    pub fn of(d: &Document, shard: Shard) -> DocMeta {
+        DocMeta {
+            slug: d.slug.clone(),
+            title: d.title.clone(),
+            url: d.url.clone(),
+            category: d.category.clone(),
+            severity: d.severity.clone(),
+            signatures: match shard {
+                Shard::Full => d.signatures.clone(),
+                Shard::First => Vec::new(),
+            },
+        }
+    }
+}
 
 const MAX_NAME: usize = 1024;
 const MAX_FILES: u32 = 100_000;

@@ -17,10 +17,10 @@ pub mod writer;
 
 use serde::{Deserialize, Serialize};
 
-pub use bundle::BundleError;
+pub use bundle::{BundleError, DocMeta, Shard};
 pub use diagnose::{diagnose, Diagnosis};
 pub use searcher::{Hit, SearchAnswer, Searcher};
-pub use writer::{build_bundle, build_shard, LiveIndex, Shard, WriteError};
+pub use writer::{build_bundle, build_shard, LiveIndex, WriteError};
 
 /// One entry as the search engine sees it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

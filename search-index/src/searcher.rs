@@ -17,10 +17,9 @@ use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
-use crate::bundle::{self, BundleError, DOCS_FILE, FIRST_FILE};
+use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
 use crate::schema::{fields_of, Fields};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
-use crate::writer::Shard;
 use crate::Document;
 
 /// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
@@ -34,35 +33,6 @@ const MIN_RELATIVE_SCORE: f32 = 0.04;
 
 /// How much full coverage of a signature multiplies the BM25 score by (1 + this).
 const COVERAGE_BOOST: f32 = 6.0;
-
-/// What the bundle keeps of each entry to present a hit.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct DocMeta {
-    pub slug: String,
-    pub title: String,
-    pub url: String,
-    pub category: String,
-    pub severity: String,
-    /// Empty in a first-search shard, which ranks without them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub signatures: Vec<String>,
-}
-
-impl DocMeta {
-    pub fn of(d: &Document, shard: Shard) -> DocMeta {
-        DocMeta {
-            slug: d.slug.clone(),
-            title: d.title.clone(),
-            url: d.url.clone(),
-            category: d.category.clone(),
-            severity: d.severity.clone(),
-            signatures: match shard {
-                Shard::Full => d.signatures.clone(),
-                Shard::First => Vec::new(),
-            },
-        }
-    }
-}
 
 /// One ranked entry.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -13,7 +13,7 @@ use std::path::Path;
 use tantivy::directory::{OwnedBytes, RamDirectory};
 use tantivy::{doc, Directory, Index, IndexWriter};
 
-use crate::bundle::{self, DOCS_FILE, FIRST_FILE};
+use crate::bundle::{self, DocMeta, Shard, DOCS_FILE, FIRST_FILE};
 use crate::schema::{schema, Fields};
 use crate::tokenizer::{ErrorTokenizer, TOKENIZER_NAME};
 use crate::Document;
@@ -29,17 +29,6 @@ pub enum WriteError {
 }
 
 const WRITER_MEMORY: usize = 200_000_000;
-
-/// Which part of each document a bundle holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shard {
-    /// Every field, and each entry's signatures to rank and show hits by: what the CLI uses and
-    /// what a browser's answers end up with.
-    Full,
-    /// The signature index: signatures, titles and tags, and no signature text, so hits are
-    /// ranked by BM25 alone (a partial answer). Per field, its scores are the full index's.
-    First,
-}
 
 /// Indexes the documents and packs the full index into one bundle.
 pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
@@ -61,7 +50,7 @@ pub fn build_shard(documents: &[Document], shard: Shard) -> Result<Vec<u8>, Writ
     let docs_json = serde_json::to_vec(
         &documents
             .iter()
-            .map(|d| crate::searcher::DocMeta::of(d, shard))
+            .map(|d| DocMeta::of(d, shard))
             .collect::<Vec<_>>(),
     )?;
     pack_index(
@@ -173,9 +162,7 @@ impl LiveIndex {
 }
 
 fn metadata_json(document: &Document, shard: Shard) -> Result<Vec<u8>, WriteError> {
-    Ok(serde_json::to_vec(&crate::searcher::DocMeta::of(
-        document, shard,
-    ))?)
+    Ok(serde_json::to_vec(&DocMeta::of(document, shard))?)
 }
 
 fn create_index() -> Result<(Index, RamDirectory, Fields, IndexWriter), WriteError> {
