@@ -11,8 +11,8 @@ use std::time::SystemTime;
 use errata_search::{Document, Searcher, Shard};
 
 use crate::link::Site;
+use crate::load::plain_text;
 use crate::pipeline::{self, PipelineError};
-use crate::render::views::plain_text;
 
 /// Where the bundle lives in the built site.
 pub const BUNDLE_PATH: &str = "search/errata.bundle";

@@ -28,9 +28,7 @@ pub fn parse_target(dest: &str) -> Option<(&str, Option<&str>)> {
 
 pub fn internal_links(body: &str) -> Vec<InternalLink> {
     let mut out = Vec::new();
-    for (event, range) in
-        Parser::new_ext(body, crate::render::markdown::options()).into_offset_iter()
-    {
+    for (event, range) in Parser::new_ext(body, super::markdown::options()).into_offset_iter() {
         if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = event {
             if let Some((slug, anchor)) = parse_target(&dest_url) {
                 let offset = body[range.start..range.end]

@@ -10,7 +10,7 @@
 pub mod config;
 pub mod front_matter;
 mod links;
-mod plain;
+pub mod markdown;
 pub mod theme;
 pub mod types;
 
@@ -23,7 +23,7 @@ use rayon::prelude::*;
 pub use config::Config;
 use front_matter::{ParseFailure, RawCues, RawFrontMatter, RawSignature, Spans, Split};
 pub use links::{internal_links, parse_target, InternalLink};
-pub use plain::plain_text;
+pub use markdown::plain_text;
 pub use types::{Kind, Severity, Slug, Tag};
 
 use crate::diagnostic::{Problem, Sources};

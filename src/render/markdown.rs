@@ -9,20 +9,12 @@
 
 use std::collections::HashSet;
 
-use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde::Serialize;
 
 use super::highlight::{self, escape};
+use crate::load::markdown::options;
 use crate::load::parse_target;
-
-/// The Markdown extensions errata turns on, shared with the link stage's scan.
-pub fn options() -> Options {
-    Options::ENABLE_TABLES
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_HEADING_ATTRIBUTES
-}
 
 /// Ids the entry template gives its own sections; body headings never take them.
 pub const RESERVED_IDS: [&str; 12] = [

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::markdown::{self, Links, TocItem};
 use crate::link::Site;
+use crate::load::plain_text;
 
 #[derive(Debug, Serialize)]
 pub struct SiteView<'a> {
@@ -348,5 +349,3 @@ fn json_ld(faq: &[FaqItem]) -> String {
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
 }
-
-pub use crate::load::plain_text;
