@@ -3,8 +3,9 @@
 //!
 //! The modules follow the data flow: [`load`] reads `content/` into entries, [`link`] checks
 //! them against each other into a [`link::Site`], [`render`] turns the site into files in
-//! memory (with [`search`] giving the search bundle), and [`write`] swaps them into the output folder. [`pipeline`] joins the stages for
-//! the commands; [`diagnostic`] says what went wrong; [`new`] writes a new entry.
+//! memory while [`search`] makes its search bundles beside it, and [`write`] swaps them into
+//! the output folder. [`pipeline`] joins the stages for the commands and [`serve`] sits on
+//! it; [`diagnostic`] says what went wrong; [`new`] writes a new entry.
 
 pub mod diagnostic;
 pub mod link;

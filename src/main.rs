@@ -2,6 +2,7 @@
 //! 0 (success), 1 (content errors) or 2 (usage or I/O errors).
 
 mod cli;
+mod index;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -137,7 +138,7 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
             limit,
         } => {
             let query = if query == "-" { read_stdin()? } else { query };
-            let (searcher, _) = errata::search::open(&index.root, index.bundle.as_deref())?;
+            let searcher = index::open(&index.root, index.bundle.as_deref())?;
             let answer = searcher.answer(&query, limit);
             if let Some(e) = searcher.damaged() {
                 anyhow::bail!("the search bundle: {e}");
@@ -169,7 +170,7 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
                     String::from_utf8_lossy(&bytes).into_owned()
                 }
             };
-            let (searcher, _) = errata::search::open(&index.root, index.bundle.as_deref())?;
+            let searcher = index::open(&index.root, index.bundle.as_deref())?;
             let diagnosis = errata_search::diagnose(&searcher, &log);
             if let Some(e) = searcher.damaged() {
                 anyhow::bail!("the search bundle: {e}");

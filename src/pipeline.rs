@@ -9,6 +9,7 @@ use crate::diagnostic::{sort_problems, Level, Problem, Sources};
 use crate::link::{self, Site};
 use crate::load::{self, LoadCache, LoadError, LoadOptions};
 use crate::render::{self, Output, RenderError, Selection};
+use crate::search::{Bundle, Bundles};
 use crate::write::{self, WriteError, WriteReport};
 
 #[derive(Debug, Clone)]
@@ -33,6 +34,8 @@ pub enum PipelineError {
     },
     #[error(transparent)]
     Render(#[from] RenderError),
+    #[error("cannot build the search index: {0}")]
+    Search(#[from] errata_search::WriteError),
     #[error(transparent)]
     Write(#[from] WriteError),
 }
@@ -179,13 +182,26 @@ fn replaced(
         .collect()
 }
 
-/// Checks and renders in memory.
+/// Renders a checked site in memory, search bundles included, sorted by path.
 pub fn render(checked: &Checked, progress: bool) -> Result<Vec<Output>, PipelineError> {
     let tera = render::compile_templates(&checked.theme)?;
     let bar = progress_bar(checked, progress);
-    let outputs = render::render_site(&checked.site, &checked.theme, &tera, &|| bar.inc(1))?;
+    let (pages, bundles) = Bundles::for_build().beside(&checked.site, None, || {
+        render::render_site(&checked.site, &checked.theme, &tera, &|| bar.inc(1))
+    });
     bar.finish_and_clear();
+    let mut outputs = pages?;
+    outputs.extend(bundles?.into_iter().map(bundle_output));
+    outputs.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(outputs)
+}
+
+/// A bundle as an output file.
+fn bundle_output(bundle: Bundle) -> Output {
+    Output {
+        path: bundle.path.into(),
+        bytes: bundle.bytes,
+    }
 }
 
 fn progress_bar(checked: &Checked, progress: bool) -> indicatif::ProgressBar {
@@ -248,15 +264,21 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
     let tera = render::compile_templates(&checked.theme)?;
     let bar = progress_bar(&checked, options.progress);
     let staging = write::Staging::begin(&lock, &options.root)?;
-    render::render_into(
-        &checked.site,
-        &checked.theme,
-        &tera,
-        &Selection::All,
-        &render::Memo::default(),
-        &|| bar.inc(1),
-        &|output| staging.write(&output).map_err(PipelineError::from),
-    )?;
+    let (pages, bundles) = Bundles::for_build().beside(&checked.site, None, || {
+        render::render_into(
+            &checked.site,
+            &checked.theme,
+            &tera,
+            &Selection::All,
+            &render::Memo::default(),
+            &|| bar.inc(1),
+            &|output| staging.write(&output).map_err(PipelineError::from),
+        )
+    });
+    pages?;
+    for bundle in bundles? {
+        staging.write(&bundle_output(bundle))?;
+    }
     bar.finish_and_clear();
     timings.lap("render and write (pages, feeds, search bundle)");
     let report = staging.commit()?;
@@ -281,67 +303,10 @@ pub struct Incremental {
     options: CheckOptions,
     cache: LoadCache,
     last: Option<(Checked, tera::Tera)>,
-    /// The search index kept open for edits: started on its own thread after each full
-    /// render, so the first edit does not wait seconds for it.
-    live: Option<Live>,
+    /// The search bundles, with the indexes kept open for edits.
+    search: Bundles,
     /// What the last render kept for this one.
     memo: render::Memo,
-}
-
-/// The kept-open search indexes, one per shard in [`crate::search::SHARDS`]' order.
-type LiveShards = Vec<errata_search::LiveIndex>;
-
-/// The kept-open search indexes, or the thread still indexing them.
-enum Live {
-    Building(std::thread::JoinHandle<Result<LiveShards, errata_search::WriteError>>),
-    Ready(LiveShards),
-}
-
-impl Live {
-    fn start(site: &Site) -> Live {
-        let documents = crate::search::documents(site);
-        Live::Building(std::thread::spawn(move || live_shards(&documents)))
-    }
-
-    fn ready(self) -> Result<LiveShards, errata_search::WriteError> {
-        match self {
-            Live::Ready(live) => Ok(live),
-            Live::Building(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        }
-    }
-}
-
-/// The live index of each shard, indexed side by side (the first edit waits for them).
-fn live_shards(
-    documents: &[errata_search::Document],
-) -> Result<LiveShards, errata_search::WriteError> {
-    on_own_threads(crate::search::SHARDS, |(shard, _)| {
-        errata_search::LiveIndex::new(documents, shard)
-    })
-    .into_iter()
-    .collect()
-}
-
-/// `work` on each item, each on a thread of its own rather than rayon's: tantivy's commits
-/// wait on their indexing threads, and a rayon thread waiting there is one the pages beside
-/// them cannot render on.
-fn on_own_threads<T: Send, R: Send>(
-    items: impl IntoIterator<Item = T>,
-    work: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
-    let work = &work;
-    std::thread::scope(|scope| {
-        let threads: Vec<_> = items
-            .into_iter()
-            .map(|item| scope.spawn(move || work(item)))
-            .collect();
-        threads
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    })
 }
 
 /// What one rebuild produced.
@@ -360,7 +325,7 @@ impl Incremental {
             options,
             cache: LoadCache::default(),
             last: None,
-            live: None,
+            search: Bundles::kept(),
             memo: render::Memo::default(),
         }
     }
@@ -395,36 +360,25 @@ impl Incremental {
         };
         timings.lap("plan");
         let complete = selection == Selection::All;
-        // After an edit, the search bundles are made again on a thread of their own while the
-        // pages render: tantivy's commit mostly waits on its indexing thread, so the two
-        // overlap instead of adding up.
-        let live = if complete { None } else { self.live.take() };
-        let (pages, bundles) = std::thread::scope(|scope| {
-            let bundles =
-                (!complete).then(|| scope.spawn(|| live_bundles(live, &checked.site, &selection)));
-            let pages = render::render_selected(
+        let edited = match &selection {
+            Selection::All => None,
+            Selection::Only { entries, .. } => Some(entries),
+        };
+        let (pages, bundles) = self.search.beside(&checked.site, edited, || {
+            render::render_selected(
                 &checked.site,
                 &checked.theme,
                 &tera,
                 &selection,
                 &self.memo,
                 &|| {},
-            );
-            let bundles = bundles.map(|thread| {
-                thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            });
-            (pages, bundles)
+            )
         });
         timings.lap("render, and the search bundles beside it");
-        let bundles = bundles.map(|(bundles, live)| {
-            self.live = live;
-            bundles
-        });
         let outputs = pages.map_err(PipelineError::from).and_then(|mut outputs| {
-            if let Some(bundles) = bundles {
-                outputs.extend(bundles?);
+            outputs.extend(bundles?.into_iter().map(bundle_output));
+            if complete {
+                outputs.sort_by(|a, b| a.path.cmp(&b.path));
             }
             Ok(outputs)
         });
@@ -441,58 +395,12 @@ impl Incremental {
             Selection::All => checked.site.entries.len(),
             Selection::Only { entries, .. } => entries.len(),
         };
-        if complete {
-            self.live = Some(Live::start(&checked.site));
-        }
         self.last = Some((checked, tera));
         Ok(Rebuilt {
             outputs,
             complete,
             entry_pages,
         })
-    }
-}
-
-/// The search bundles after an edit, and the live indexes to keep for the next one (none if
-/// indexing or packing failed: the next edit indexes everything again). Only the entries the
-/// edit rendered again are made into documents again, and only those that changed are
-/// indexed again.
-fn live_bundles(
-    live: Option<Live>,
-    site: &Site,
-    selection: &Selection,
-) -> (Result<Vec<Output>, PipelineError>, Option<Live>) {
-    let index_error = |e| PipelineError::Render(RenderError::Search(e));
-    let (shards, edited) = match (live, selection) {
-        (Some(live), Selection::Only { entries, .. }) => {
-            let documents: Vec<_> = entries
-                .iter()
-                .map(|&i| (i, crate::search::document(site, i)))
-                .collect();
-            (live.ready(), Some(documents))
-        }
-        _ => (live_shards(&crate::search::documents(site)), None),
-    };
-    let mut shards = match shards {
-        Ok(shards) => shards,
-        Err(e) => return (Err(index_error(e)), None),
-    };
-    // Each shard commits and packs on a thread of its own.
-    let packed = on_own_threads(
-        shards.iter_mut().zip(crate::search::SHARDS),
-        |(live, (_, path))| {
-            if let Some(documents) = &edited {
-                live.replace(documents.iter().cloned())?;
-            }
-            Ok(Output {
-                path: path.into(),
-                bytes: live.bundle()?,
-            })
-        },
-    );
-    match packed.into_iter().collect::<Result<Vec<_>, _>>() {
-        Ok(outputs) => (Ok(outputs), Some(Live::Ready(shards))),
-        Err(e) => (Err(index_error(e)), None),
     }
 }
 

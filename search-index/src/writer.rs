@@ -37,15 +37,12 @@ pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
 
 /// Indexes the part of the documents that `shard` holds and packs it into one bundle.
 pub fn build_shard(documents: &[Document], shard: Shard) -> Result<Vec<u8>, WriteError> {
-    let (index, directory, fields, mut writer) = create_index()?;
-    for (ord, d) in documents.iter().enumerate() {
-        writer.add_document(tantivy_document(&fields, ord, d, shard))?;
-    }
-    writer.commit()?;
-    let segments = index.searchable_segment_ids()?;
-    if segments.len() > 1 {
-        writer.merge(&segments).wait()?;
-    }
+    let Indexed {
+        index,
+        directory,
+        writer,
+        ..
+    } = Indexed::new(documents, shard, Merges::Default)?;
     writer.wait_merging_threads()?;
     let docs_json = serde_json::to_vec(
         &documents
@@ -83,17 +80,17 @@ const LIVE_SEGMENTS: usize = 8;
 
 impl LiveIndex {
     pub fn new(documents: &[Document], shard: Shard) -> Result<LiveIndex, WriteError> {
-        let (index, directory, fields, mut writer) = create_index()?;
-        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-        for (ord, d) in documents.iter().enumerate() {
-            writer.add_document(tantivy_document(&fields, ord, d, shard))?;
-        }
-        writer.commit()?;
+        let Indexed {
+            index,
+            directory,
+            fields,
+            writer,
+        } = Indexed::new(documents, shard, Merges::OnlyAsked)?;
         let metadata = documents
             .iter()
             .map(|d| metadata_json(d, shard))
             .collect::<Result<_, _>>()?;
-        let mut live = LiveIndex {
+        Ok(LiveIndex {
             index,
             directory,
             fields,
@@ -101,9 +98,7 @@ impl LiveIndex {
             shard,
             documents: documents.to_vec(),
             metadata,
-        };
-        live.merge_all()?;
-        Ok(live)
+        })
     }
 
     /// Replaces the documents given by their place in the list, where they differ from the
@@ -131,7 +126,7 @@ impl LiveIndex {
         if changed > 0 {
             self.writer.commit()?;
             if self.index.searchable_segment_ids()?.len() > LIVE_SEGMENTS {
-                self.merge_all()?;
+                merge_all(&self.index, &mut self.writer)?;
             }
         }
         Ok(changed)
@@ -151,18 +146,56 @@ impl LiveIndex {
         docs.push(b"]");
         pack_index(&self.index, &self.directory, docs, self.shard, None)
     }
-
-    fn merge_all(&mut self) -> Result<(), WriteError> {
-        let segments = self.index.searchable_segment_ids()?;
-        if segments.len() > 1 {
-            self.writer.merge(&segments).wait()?;
-        }
-        Ok(())
-    }
 }
 
 fn metadata_json(document: &Document, shard: Shard) -> Result<Vec<u8>, WriteError> {
     Ok(serde_json::to_vec(&DocMeta::of(document, shard))?)
+}
+
+/// When tantivy may merge segments on its own.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Merges {
+    /// Its default policy.
+    Default,
+    /// Only when asked ([`merge_all`]): a live index merges after a number of edits.
+    OnlyAsked,
+}
+
+/// An index holding every document, committed and merged into one segment.
+struct Indexed {
+    index: Index,
+    directory: RamDirectory,
+    fields: Fields,
+    writer: IndexWriter,
+}
+
+impl Indexed {
+    fn new(documents: &[Document], shard: Shard, merges: Merges) -> Result<Indexed, WriteError> {
+        let (index, directory, fields, mut writer) = create_index()?;
+        if merges == Merges::OnlyAsked {
+            writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        }
+        for (ord, d) in documents.iter().enumerate() {
+            writer.add_document(tantivy_document(&fields, ord, d, shard))?;
+        }
+        writer.commit()?;
+        merge_all(&index, &mut writer)?;
+        Ok(Indexed {
+            index,
+            directory,
+            fields,
+            writer,
+        })
+    }
+}
+
+/// Merges every searchable segment into one.
+fn merge_all(index: &Index, writer: &mut IndexWriter) -> Result<(), WriteError> {
+    let segments = index.searchable_segment_ids()?;
+    if segments.len() > 1 {
+        writer.merge(&segments).wait()?;
+    }
+    Ok(())
 }
 
 fn create_index() -> Result<(Index, RamDirectory, Fields, IndexWriter), WriteError> {

@@ -2,8 +2,9 @@
 //!
 //! Compiles the templates once (Tera, with inheritance; a site's theme may replace any
 //! template), renders each page from borrowed view structs in parallel, and adds the feeds,
-//! sitemap, entries.json, the highlighting stylesheet and the theme's static files. Pure: it
-//! reads and writes nothing, so it is tested in memory. Output order is sorted by path.
+//! sitemap, entries.json, the highlighting stylesheet and the theme's static files (the search
+//! bundles are [`crate::search`]'s). Pure: it reads and writes nothing, so it is tested in
+//! memory. Output order is sorted by path.
 
 pub mod feeds;
 pub mod highlight;
@@ -34,8 +35,6 @@ pub enum RenderError {
     Template { name: String, message: String },
     #[error("the theme has no template {name}")]
     MissingTemplate { name: String },
-    #[error("cannot build the search index: {0}")]
-    Search(#[from] errata_search::WriteError),
 }
 
 /// The templates a theme must provide.
@@ -368,21 +367,7 @@ pub fn render_into<E: From<RenderError> + Send>(
         })
     };
 
-    // The search bundle is indexed on its own thread while the pages render: tantivy's writer
-    // takes seconds at 10,000 entries and would otherwise run alone after them.
-    std::thread::scope(|scope| -> Result<(), E> {
-        let bundle = (*selection == Selection::All).then(|| scope.spawn(|| search_bundle(site)));
-        let pages = render_pages(site, tera, selection, memo, &render, &home, put);
-        if let Some(bundle) = bundle {
-            let bundles = bundle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for bundle in bundles? {
-                put(bundle)?;
-            }
-        }
-        pages
-    })?;
+    render_pages(site, tera, selection, memo, &render, &home, put)?;
     if *selection != Selection::All {
         return Ok(());
     }
@@ -616,26 +601,6 @@ fn list_page(
 
 /// The highlighting stylesheet, generated from syntect's themes.
 const HIGHLIGHT_CSS: &str = "static/highlight.css";
-
-/// The site's search bundles: the full index, and the first-search shard.
-pub fn search_bundle(site: &Site) -> Result<Vec<Output>, RenderError> {
-    let started = std::time::Instant::now();
-    let documents = crate::search::documents(site);
-    let mut outputs = Vec::with_capacity(2);
-    for (shard, path) in crate::search::SHARDS {
-        outputs.push(Output {
-            path: path.into(),
-            bytes: errata_search::build_shard(&documents, shard)?,
-        });
-    }
-    if std::env::var_os("ERRATA_TIMINGS").is_some() {
-        eprintln!(
-            "timing:   of which the search bundle: {} ms",
-            started.elapsed().as_millis()
-        );
-    }
-    Ok(outputs)
-}
 
 /// The path part of the base URL (`/` or `/errata/`), for pages served at any depth (404).
 fn base_path(base_url: &str) -> String {

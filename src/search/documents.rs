@@ -1,0 +1,43 @@
+//! The documents of a site, as the search engine indexes them.
+//!
+//! Takes a linked [`Site`]; yields one plain [`Document`] per entry, in the site's order: the
+//! signatures' text, the symptoms, the quick answer and the body as plain text.
+
+use errata_search::Document;
+
+use crate::link::Site;
+use crate::load::plain_text;
+
+pub fn documents(site: &Site) -> Vec<Document> {
+    (0..site.entries.len()).map(|i| document(site, i)).collect()
+}
+
+/// What the search index holds of entry `i`.
+pub fn document(site: &Site, i: usize) -> Document {
+    let e = &site.entries[i];
+    Document {
+        slug: e.slug.to_string(),
+        title: e.title.clone(),
+        url: site.entry_url(i),
+        category: e.category.clone(),
+        severity: e.severity.as_str().to_owned(),
+        tags: e.tags.iter().map(|t| t.to_string()).collect(),
+        signatures: e.signatures.iter().map(|s| s.text.clone()).collect(),
+        symptoms: e
+            .symptoms
+            .iter()
+            .map(|s| format!("{} {}", plain_text(&s.symptom), plain_text(&s.why)))
+            .collect(),
+        summary: [
+            Some(e.summary.as_str()),
+            e.fingerprint.as_deref(),
+            e.fix.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(plain_text)
+        .collect::<Vec<_>>()
+        .join(" "),
+        body: plain_text(&e.body),
+    }
+}
