@@ -1,0 +1,139 @@
+//! The link stage's checks of entries against each other and the config.
+//!
+//! Takes the entries (sorted by slug) and the slugs that exist; yields a [`Problem`] for each
+//! duplicate slug (naming both files), each category the config lacks, each `related` slug that
+//! names no entry or the entry itself, and each `[text](@/slug)` link to a missing entry. Links
+//! to a file that failed to load are not reported again.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::diagnostic::{did_you_mean, Problem};
+use crate::load::{Config, Entry, Slug};
+
+/// Two entries with one slug (or file names that differ only by case) would write one page.
+/// Reports each file, naming the other, and keeps only the first so links still resolve.
+pub(super) fn check_duplicates(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec<Problem>) {
+    let mut first: HashMap<Slug, usize> = HashMap::default();
+    let mut drop = BTreeSet::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(&j) = first.get(&e.slug) {
+            let other = &entries[j];
+            let hint = "slugs must be unique; file names that differ only by case give one URL on macOS and Windows";
+            for (this, that) in [(other, e), (e, other)] {
+                let (line, column) = this.spans.key("slug");
+                problems.push(
+                    Problem::error(
+                        &this.file,
+                        line,
+                        column,
+                        format!(
+                            "duplicate slug `{}`, also used by {}",
+                            this.slug,
+                            that.file.display()
+                        ),
+                    )
+                    .with_hint(hint),
+                );
+            }
+            drop.insert(i);
+        } else {
+            first.insert(e.slug.clone(), i);
+        }
+    }
+    let mut i = 0;
+    entries.retain(|_| {
+        i += 1;
+        !drop.contains(&(i - 1))
+    });
+}
+
+pub(super) fn check_references(
+    entry: &Entry,
+    by_slug: &HashMap<Slug, usize>,
+    failed: &[Slug],
+    problems: &mut Vec<Problem>,
+) {
+    let exists = |slug: &Slug| by_slug.contains_key(slug) || failed.contains(slug);
+    let suggest = |slug: &str| {
+        did_you_mean(slug, by_slug.keys().map(Slug::as_str))
+            .map(|s| format!("did you mean `{s}`?"))
+            .unwrap_or_else(|| {
+                "related and `@/` links name an entry's slug (its file name without .md)".into()
+            })
+    };
+    for r in &entry.related {
+        // Found in the text only for a problem: most references are fine.
+        let at = || entry.spans.value("related", r.as_str());
+        if r == &entry.slug {
+            let (line, column) = at();
+            problems.push(Problem::error(
+                &entry.file,
+                line,
+                column,
+                format!("entry lists itself as related (`{r}`)"),
+            ));
+        } else if !exists(r) {
+            let (line, column) = at();
+            problems.push(
+                Problem::error(
+                    &entry.file,
+                    line,
+                    column,
+                    format!("unknown related entry `{r}`"),
+                )
+                .with_hint(suggest(r.as_str())),
+            );
+        }
+    }
+    for link in &entry.links {
+        if Slug::parse(&link.slug).ok().filter(|s| exists(s)).is_none() {
+            problems.push(
+                Problem::error(
+                    &entry.file,
+                    entry.body_line + link.line - 1,
+                    link.column,
+                    format!("link to a missing entry `@/{}`", link.slug),
+                )
+                .with_hint(suggest(&link.slug)),
+            );
+        }
+    }
+}
+
+/// [`check_references`] for every entry, side by side.
+pub(super) fn all_references(
+    entries: &[Arc<Entry>],
+    by_slug: &HashMap<Slug, usize>,
+    failed: &[Slug],
+) -> Vec<Problem> {
+    use rayon::prelude::*;
+    let found: Vec<Vec<Problem>> = entries
+        .par_iter()
+        .map(|entry| {
+            let mut found = Vec::new();
+            check_references(entry, by_slug, failed, &mut found);
+            found
+        })
+        .collect();
+    found.into_iter().flatten().collect()
+}
+
+/// An entry whose category is not a key of `categories` in errata.yaml.
+pub(super) fn unknown_category(entry: &Entry, config: &Config) -> Problem {
+    let (line, column) = entry.spans.value("category", &entry.category);
+    let known: Vec<&str> = config.categories.keys().map(String::as_str).collect();
+    let hint = match did_you_mean(&entry.category, known.iter().copied()) {
+        Some(m) => format!("did you mean `{m}`?"),
+        None => format!("categories in errata.yaml: {}", known.join(", ")),
+    };
+    Problem::error(
+        &entry.file,
+        line,
+        column,
+        format!("unknown category `{}`", entry.category),
+    )
+    .with_hint(hint)
+}
