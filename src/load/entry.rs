@@ -1,0 +1,241 @@
+//! An entry as the load stage yields it, and the check that turns raw front matter into one.
+//!
+//! Takes a file's parsed [`RawFrontMatter`] and its split text; yields an [`Entry`] with typed
+//! values, or every problem the field validators of [`super::fields`] found, each at its line.
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+
+use super::fields::{self, Sink};
+use super::front_matter::{RawFrontMatter, Spans, Split};
+use super::{internal_links, plain_text, InternalLink, Kind, Severity, Slug, Tag};
+use crate::diagnostic::Problem;
+
+/// A failure entry or guide, checked field by field but not yet against other entries.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The file as shown to the user, relative to the site root (`content/memory/x.md`).
+    pub file: PathBuf,
+    /// The file relative to `content/`, for edit links.
+    pub content_path: String,
+    pub slug: Slug,
+    pub title: String,
+    pub category: String,
+    pub severity: Severity,
+    pub kind: Kind,
+    pub tags: Vec<Tag>,
+    pub summary: String,
+    /// `summary` as plain text ([`plain_text`]).
+    pub summary_text: String,
+    pub signatures: Vec<Signature>,
+    pub fingerprint: Option<String>,
+    pub symptoms: Vec<Symptom>,
+    pub root_causes: Vec<String>,
+    pub fix: Option<String>,
+    pub affects: Vec<String>,
+    pub confirm: Vec<String>,
+    pub cues: Cues,
+    pub related: Vec<Slug>,
+    pub references: Vec<Reference>,
+    pub updated: Option<NaiveDate>,
+    pub draft: bool,
+    pub body: String,
+    /// The body's `[text](@/slug)` links.
+    pub links: Vec<InternalLink>,
+    /// 1-based line of the body's first line in the file.
+    pub body_line: usize,
+    pub spans: Spans,
+}
+
+/// An error text an entry explains, and where it is raised when the author said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    pub text: String,
+    pub origin: Option<Origin>,
+}
+
+impl Signature {
+    /// A signature written as its text alone.
+    pub fn plain(text: impl Into<String>) -> Signature {
+        Signature {
+            text: text.into(),
+            origin: None,
+        }
+    }
+}
+
+/// Where a signature is raised and which versions print it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The upstream file (or file and function) that raises it.
+    pub raised_in: Option<String>,
+    /// A link to the source line, or to an issue thread where it appears.
+    pub source: Option<String>,
+    /// Which versions print this wording.
+    pub versions: Option<String>,
+}
+
+/// What else in a log points at an entry: text in traceback frames and in other lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cues {
+    pub frames: Vec<String>,
+    pub lines: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Symptom {
+    pub symptom: String,
+    pub why: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Reference {
+    pub title: String,
+    pub url: String,
+}
+
+/// Every field of an entry that needs checking, checked.
+struct Checked {
+    title: String,
+    summary: String,
+    category: String,
+    severity: Severity,
+    kind: Kind,
+    slug: Slug,
+    tags: Vec<Tag>,
+    related: Vec<Slug>,
+    signatures: Vec<Signature>,
+    cues: Cues,
+}
+
+/// Turns raw front matter into an [`Entry`], or every problem with its values.
+pub(super) fn check(
+    display: &Path,
+    content_path: &str,
+    stem: &str,
+    mut raw: RawFrontMatter,
+    split: &Split,
+) -> Result<Entry, Vec<Problem>> {
+    let spans = Spans::of(split);
+    let mut sink = Sink::new(display, &spans);
+    let checked = check_fields(&mut sink, &mut raw, stem);
+    let problems = sink.into_problems();
+    match checked {
+        Some(checked) if problems.is_empty() => {
+            Ok(assemble(display, content_path, checked, raw, split, spans))
+        }
+        _ => Err(problems),
+    }
+}
+
+/// Runs every field's validator; the checked fields when none of the required ones failed.
+fn check_fields(sink: &mut Sink, raw: &mut RawFrontMatter, stem: &str) -> Option<Checked> {
+    let title = fields::required(
+        sink,
+        "title",
+        &raw.title,
+        "add `title: ...`, the failure's name as a reader would search it",
+    );
+    let summary = fields::required(
+        sink,
+        "summary",
+        &raw.summary,
+        "add `summary: ...`, the quick answer in one or two sentences",
+    );
+    let category = fields::required(
+        sink,
+        "category",
+        &raw.category,
+        "add `category: ...`, a key of `categories` in errata.yaml",
+    );
+    let severity = fields::severity(sink, &raw.severity);
+    let kind = fields::kind(sink, raw.kind.as_deref());
+    let slug = fields::slug(sink, raw.slug.as_deref(), stem);
+    let tags = fields::tags(sink, &raw.tags);
+    let related = fields::related(sink, &raw.related);
+    let signatures = fields::signatures(sink, &raw.signatures);
+    let cues = fields::cues(sink, raw.cues.take().unwrap_or_default());
+    for (key, list) in [
+        ("root_causes", &raw.root_causes),
+        ("affects", &raw.affects),
+        ("confirm", &raw.confirm),
+    ] {
+        fields::no_empty_item(sink, key, list);
+    }
+    fields::signature_count(sink, kind, raw.signatures.len());
+    fields::references(sink, &raw.references);
+    Some(Checked {
+        title: title?,
+        summary: summary?,
+        category: category?,
+        severity: severity?,
+        kind: kind?,
+        slug: slug?,
+        tags,
+        related,
+        signatures,
+        cues,
+    })
+}
+
+/// The entry, from its checked fields and the rest of its front matter and body.
+fn assemble(
+    display: &Path,
+    content_path: &str,
+    checked: Checked,
+    raw: RawFrontMatter,
+    split: &Split,
+    spans: Spans,
+) -> Entry {
+    let nonempty = |o: Option<String>| o.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let body = split.text[split.body.clone()].to_owned();
+    // Only a body that mentions `@` (or an entity that could spell it) can hold a link.
+    let links = if body.contains('@') || body.contains('&') {
+        internal_links(&body)
+    } else {
+        Vec::new()
+    };
+    Entry {
+        file: display.to_owned(),
+        content_path: content_path.to_owned(),
+        slug: checked.slug,
+        title: checked.title,
+        category: checked.category,
+        severity: checked.severity,
+        kind: checked.kind,
+        tags: checked.tags,
+        summary_text: plain_text(&checked.summary),
+        summary: checked.summary,
+        signatures: checked.signatures,
+        fingerprint: nonempty(raw.fingerprint),
+        symptoms: raw
+            .symptoms
+            .into_iter()
+            .map(|s| Symptom {
+                symptom: s.symptom,
+                why: s.why,
+            })
+            .collect(),
+        root_causes: raw.root_causes,
+        fix: nonempty(raw.fix),
+        affects: raw.affects,
+        confirm: raw.confirm,
+        cues: checked.cues,
+        related: checked.related,
+        references: raw
+            .references
+            .into_iter()
+            .map(|r| Reference {
+                title: r.title,
+                url: r.url.trim().to_owned(),
+            })
+            .collect(),
+        updated: raw.updated,
+        draft: raw.draft,
+        links,
+        body,
+        body_line: split.body_line,
+        spans,
+    }
+}

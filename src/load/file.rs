@@ -1,0 +1,120 @@
+//! Loading one content file: read, decode, split, parse, check.
+//!
+//! Takes the file's paths; yields its [`FileOutcome`]: its normalised text when it decoded (for
+//! snippets), the entry when it checked, and every problem found in it. A file over
+//! [`MAX_FILE_BYTES`] is refused before it is read.
+
+use std::path::Path;
+
+use super::entry::check;
+use super::front_matter::{self, ParseFailure};
+use super::walk::io_reason;
+use super::{Entry, Slug};
+use crate::diagnostic::Problem;
+
+/// The largest Markdown file read. Real entries are tens of kilobytes; a file past this is a
+/// mistake (a pasted log, a generated dump) and is refused before it is read.
+pub const MAX_FILE_BYTES: u64 = 8_000_000;
+
+/// One file's outcome: its normalised text when it decoded (for snippets), the entry when it
+/// checked, and every problem found in it.
+#[derive(Debug)]
+pub(super) struct FileOutcome {
+    pub(super) text: Option<std::sync::Arc<str>>,
+    pub(super) entry: Option<std::sync::Arc<Entry>>,
+    pub(super) problems: Vec<Problem>,
+    /// The slug the file would have had, when it failed.
+    pub(super) slug: Option<Slug>,
+}
+
+/// Reads, splits, parses and checks one file.
+pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let failed = |problem: Problem, text: Option<String>| FileOutcome {
+        slug: text
+            .as_deref()
+            .and_then(explicit_slug)
+            .or_else(|| Slug::from_stem(&stem).ok()),
+        text: text.map(Into::into),
+        entry: None,
+        problems: vec![problem],
+    };
+    let at = |f: ParseFailure| {
+        let mut p = Problem::error(display, f.line, f.column, f.message);
+        p.hint = f.hint;
+        p
+    };
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.len() > MAX_FILE_BYTES {
+            let problem = Problem::error(
+                display,
+                0,
+                0,
+                format!(
+                    "file is {:.1} MB; an entry may be at most {} MB",
+                    meta.len() as f64 / 1e6,
+                    MAX_FILE_BYTES / 1_000_000
+                ),
+            )
+            .with_hint("split it into several entries, or link long logs instead of pasting them");
+            return failed(problem, None);
+        }
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let problem = Problem::error(display, 0, 0, format!("cannot read: {}", io_reason(&e)))
+                .with_hint("check the file's permissions");
+            return failed(problem, None);
+        }
+    };
+    let text = match front_matter::decode(&bytes) {
+        Ok(text) => text,
+        Err(f) => return failed(at(f), None),
+    };
+    let split = match front_matter::split(text.clone()) {
+        Ok(split) => split,
+        Err(f) => return failed(at(f), Some(text)),
+    };
+    let raw = match front_matter::parse(&split) {
+        Ok(raw) => raw,
+        Err(f) => return failed(at(f), Some(split.text)),
+    };
+    let content_path = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    let slug = raw
+        .slug
+        .as_deref()
+        .and_then(|s| Slug::parse(s).ok())
+        .or_else(|| Slug::from_stem(&stem).ok());
+    match check(display, &content_path, &stem, raw, &split) {
+        Ok(entry) => FileOutcome {
+            text: Some(split.text.into()),
+            entry: Some(std::sync::Arc::new(entry)),
+            problems: Vec::new(),
+            slug: None,
+        },
+        Err(problems) => FileOutcome {
+            text: Some(split.text.into()),
+            entry: None,
+            problems,
+            slug,
+        },
+    }
+}
+
+/// A `slug:` line in front matter that did not parse, so links to the file still resolve.
+fn explicit_slug(text: &str) -> Option<Slug> {
+    let yaml = text.strip_prefix("---\n")?;
+    let end = yaml.find("\n---").unwrap_or(yaml.len());
+    yaml[..end]
+        .lines()
+        .find_map(|l| l.strip_prefix("slug:"))
+        .and_then(|v| Slug::parse(v.trim().trim_matches(['"', '\'']).trim()).ok())
+}
