@@ -139,10 +139,9 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
         } => {
             let query = if query == "-" { read_stdin()? } else { query };
             let searcher = index::open(&index.root, index.bundle.as_deref())?;
-            let answer = searcher.answer(&query, limit);
-            if let Some(e) = searcher.damaged() {
-                anyhow::bail!("the search bundle: {e}");
-            }
+            let answer = searcher
+                .answer(&query, limit)
+                .map_err(|e| anyhow::anyhow!("the search bundle: {e}"))?;
             let hits = &answer.hits;
             if index.json {
                 println!("{}", serde_json::to_string_pretty(&answer)?);
@@ -171,10 +170,8 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
                 }
             };
             let searcher = index::open(&index.root, index.bundle.as_deref())?;
-            let diagnosis = errata_search::diagnose(&searcher, &log);
-            if let Some(e) = searcher.damaged() {
-                anyhow::bail!("the search bundle: {e}");
-            }
+            let diagnosis = errata_search::diagnose(&searcher, &log)
+                .map_err(|e| anyhow::anyhow!("the search bundle: {e}"))?;
             if index.json {
                 println!("{}", serde_json::to_string_pretty(&diagnosis)?);
             } else {

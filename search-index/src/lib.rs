@@ -18,7 +18,7 @@ pub mod writer;
 use serde::{Deserialize, Serialize};
 
 pub use bundle::{BundleError, DocMeta, Shard};
-pub use diagnose::{diagnose, Diagnosis};
+pub use diagnose::{diagnose, diagnose_report, Diagnosis};
 pub use searcher::{Hit, SearchAnswer, Searcher};
 pub use writer::{build_bundle, build_shard, LiveIndex, WriteError};
 

@@ -71,8 +71,6 @@ pub struct Searcher {
     signature_terms: Vec<Vec<Vec<String>>>,
     /// Opened from a first-search shard.
     partial: bool,
-    /// Set when a search found the index damaged (tantivy panicked on its files).
-    damaged: std::sync::Mutex<Option<String>>,
 }
 
 /// Runs the opening of a bundle that passed every check but may still be damaged inside: a
@@ -244,7 +242,6 @@ impl Searcher {
             docs,
             signature_terms,
             partial,
-            damaged: std::sync::Mutex::new(None),
         })
     }
 
@@ -285,16 +282,16 @@ impl Searcher {
     }
 
     /// [`Searcher::search`] with the query, as one answer.
-    pub fn answer(&self, query: &str, limit: usize) -> SearchAnswer {
-        SearchAnswer {
+    pub fn answer(&self, query: &str, limit: usize) -> Result<SearchAnswer, BundleError> {
+        Ok(SearchAnswer {
             query: query.to_owned(),
-            hits: self.search(query, limit),
+            hits: self.search(query, limit)?,
             partial: self.partial,
-        }
+        })
     }
 
-    /// Ranks entries for any text. Never fails: an index read error gives no hits.
-    pub fn search(&self, text: &str, limit: usize) -> Vec<Hit> {
+    /// Ranks entries for any text. An error only when the index turns out to be damaged.
+    pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, BundleError> {
         let sequence = terms(text);
         let mut seen = HashSet::new();
         let query_terms: Vec<String> = sequence
@@ -308,27 +305,19 @@ impl Searcher {
 
     /// Ranks entries for distinct query terms; `sequence` is the text's terms in order, for
     /// matching signatures as phrases.
-    fn search_terms(&self, query_terms: &[String], sequence: &[String], limit: usize) -> Vec<Hit> {
+    fn search_terms(
+        &self,
+        query_terms: &[String],
+        sequence: &[String],
+        limit: usize,
+    ) -> Result<Vec<Hit>, BundleError> {
         // A bundle can pass every check at opening and still hold damaged term dictionaries
-        // (the bundle fuzz target found one): a search that trips on them answers nothing and
-        // marks the index damaged, for the caller to report (see `Searcher::damaged`).
-        match catch_silently(|| self.search_terms_unguarded(query_terms, sequence, limit)) {
-            Ok(hits) => hits,
-            Err(what) => {
-                if let Ok(mut damaged) = self.damaged.lock() {
-                    damaged.get_or_insert(what);
-                }
-                Vec::new()
-            }
-        }
-    }
-
-    /// The error to report when a search has found the index damaged.
-    pub fn damaged(&self) -> Option<BundleError> {
-        let what = self.damaged.lock().ok()?.clone()?;
-        Some(BundleError::Corrupt {
-            reason: format!("its index files are damaged ({what})"),
-        })
+        // (the bundle fuzz target found one): a search that trips on them is an error.
+        catch_silently(|| self.search_terms_unguarded(query_terms, sequence, limit)).map_err(
+            |what| BundleError::Corrupt {
+                reason: format!("its index files are damaged ({what})"),
+            },
+        )
     }
 
     fn search_terms_unguarded(

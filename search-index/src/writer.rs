@@ -418,20 +418,20 @@ mod tests {
         assert!(first.docs().iter().all(|d| d.signatures.is_empty()));
         // Title words only: no coverage boost in either, so the scores must be equal.
         let (a, b) = (
-            full.search("allocator word", 10),
-            first.search("allocator word", 10),
+            full.search("allocator word", 10).unwrap(),
+            first.search("allocator word", 10).unwrap(),
         );
         assert_eq!(a.len(), 6);
         for (x, y) in a.iter().zip(&b) {
             assert_eq!((&x.slug, x.score), (&y.slug, y.score));
         }
         // Body and summary words are in the full index only.
-        assert_eq!(full.search("body text", 10).len(), 6);
-        assert!(first.search("body text", 10).is_empty());
+        assert_eq!(full.search("body text", 10).unwrap().len(), 6);
+        assert!(first.search("body text", 10).unwrap().is_empty());
         // A signature ranks in both; only the full index names it.
         let (a, b) = (
-            full.search("watchdog collective", 10),
-            first.search("watchdog collective", 10),
+            full.search("watchdog collective", 10).unwrap(),
+            first.search("watchdog collective", 10).unwrap(),
         );
         assert_eq!(
             (a[0].slug.as_str(), b[0].slug.as_str()),

@@ -136,6 +136,7 @@ fn assert_same_answers(served: &[u8], fresh: &[u8]) {
     ] {
         let hits = |s: &Searcher| {
             s.search(query, 10)
+                .unwrap()
                 .into_iter()
                 .map(|h| h.slug)
                 .collect::<Vec<_>>()

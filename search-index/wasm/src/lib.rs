@@ -51,20 +51,16 @@ impl Engine {
     /// The same answer as `errata search --json`.
     pub fn search(&self, query: &str, limit: usize) -> Result<String, String> {
         let searcher = self.searcher()?;
-        let answer = searcher.answer(query, limit);
-        if let Some(e) = searcher.damaged() {
-            return Err(error_json(&e.to_string()));
-        }
+        let answer = searcher
+            .answer(query, limit)
+            .map_err(|e| error_json(&e.to_string()))?;
         serde_json::to_string(&answer).map_err(|e| error_json(&e.to_string()))
     }
 
     /// The same answer as `errata diagnose --json`.
     pub fn diagnose(&self, log: &str) -> Result<String, String> {
         let searcher = self.searcher()?;
-        let diagnosis = diagnose(searcher, log);
-        if let Some(e) = searcher.damaged() {
-            return Err(error_json(&e.to_string()));
-        }
+        let diagnosis = diagnose(searcher, log).map_err(|e| error_json(&e.to_string()))?;
         serde_json::to_string(&diagnosis).map_err(|e| error_json(&e.to_string()))
     }
 }

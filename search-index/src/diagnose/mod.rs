@@ -1,0 +1,140 @@
+//! Naming the failure in a whole log, with the evidence.
+//!
+//! Takes a [`Searcher`] and a log; reads it with [`crate::log::read_log`], ranks the entries its
+//! error lines point at ([`combine`]), reports the first non-collateral error as the likely
+//! cause with its rank and lists the collateral ones apart, and decides whether the best entry
+//! matches well enough to name the failure ([`verdict`]). A log without a recognisable failure
+//! says so.
+
+mod combine;
+mod verdict;
+
+use serde::Serialize;
+
+pub use combine::MAX_ENTRIES;
+
+use crate::bundle::BundleError;
+use crate::log::{read_log, ErrorLine, LineKind, LogReport};
+use crate::searcher::Searcher;
+
+/// What an evidence line is to the diagnosis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// The first failing line: the likely cause.
+    Cause,
+    /// Another error line.
+    Error,
+    Warning,
+    /// A consequence of an earlier error: an abort, a launcher summary, another rank's timeout.
+    Collateral,
+    /// A plain line of a log with no error line at all.
+    Context,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Cause => "cause",
+            Role::Error => "error",
+            Role::Warning => "warning",
+            Role::Collateral => "collateral",
+            Role::Context => "context",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A log line that matched an entry.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Evidence {
+    pub line: usize,
+    pub text: String,
+    pub ranks: Vec<u32>,
+    pub count: usize,
+    /// The entry's signature this line matched best.
+    pub signature: Option<String>,
+    pub coverage: f32,
+    pub role: Role,
+    pub score: f32,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DiagnosedEntry {
+    pub slug: String,
+    pub title: String,
+    pub url: String,
+    pub category: String,
+    pub severity: String,
+    pub score: f32,
+    pub evidence: Vec<Evidence>,
+}
+
+/// A line of the log with its rank.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LogRef {
+    pub line: usize,
+    pub text: String,
+    pub ranks: Vec<u32>,
+    pub count: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Diagnosis {
+    /// True when an entry matches a signature well enough to name the failure.
+    pub diagnosed: bool,
+    /// One sentence for people.
+    pub message: String,
+    pub lines_read: usize,
+    pub error_lines: usize,
+    pub entries: Vec<DiagnosedEntry>,
+    /// The earliest error that is not a consequence of another: the likely cause.
+    pub first_failure: Option<LogRef>,
+    /// Errors that follow from the first one (aborts, launcher summaries, other ranks).
+    pub collateral: Vec<LogRef>,
+}
+
+fn log_ref(line: &ErrorLine) -> LogRef {
+    LogRef {
+        line: line.line,
+        text: line.text.clone(),
+        ranks: line.ranks.clone(),
+        count: line.count,
+    }
+}
+
+/// Diagnoses a whole log. An error only when the index turns out to be damaged.
+pub fn diagnose(searcher: &Searcher, log: &str) -> Result<Diagnosis, BundleError> {
+    diagnose_report(searcher, read_log(log))
+}
+
+/// Diagnoses a log already read.
+pub fn diagnose_report(searcher: &Searcher, report: LogReport) -> Result<Diagnosis, BundleError> {
+    let cause = cause_index(&report.error_lines);
+    let entries = combine::ranked_entries(searcher, &report.error_lines, cause)?;
+    let first_failure = cause.map(|i| log_ref(&report.error_lines[i]));
+    let collateral = report
+        .error_lines
+        .iter()
+        .filter(|l| l.collateral)
+        .map(log_ref)
+        .collect();
+    Ok(verdict::decide(&report, entries, first_failure, collateral))
+}
+
+/// The earliest error that is not a consequence of another, else the earliest warning.
+fn cause_index(lines: &[ErrorLine]) -> Option<usize> {
+    lines
+        .iter()
+        .position(|l| !l.collateral && matches!(l.kind, LineKind::Exception | LineKind::Error))
+        .or_else(|| {
+            lines
+                .iter()
+                .position(|l| !l.collateral && l.kind == LineKind::Warning)
+        })
+}

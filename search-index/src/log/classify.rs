@@ -1,0 +1,175 @@
+//! What a cleaned line of a log is: an exception, another error, a warning, a traceback frame,
+//! or a consequence of an earlier error.
+
+use super::LineKind;
+
+/// A traceback frame or a line of code shown in one: Python's `File "..."`, IPython's
+/// `Cell In[3], line 9`, `----> 9 code` and numbered listings, C++ `frame #12`, carets.
+pub fn is_frame(text: &str) -> bool {
+    text.starts_with("File ")
+        || text.starts_with("frame #")
+        || text.starts_with(['^', '~'])
+        || text.starts_with("Cell In[")
+        || text.starts_with("<ipython-input-")
+        || (text.starts_with("--") && text.trim_start_matches('-').starts_with('>'))
+        || text.starts_with("[... skipping")
+        || text.starts_with("...")
+        || text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
+        || text.chars().all(|c| c == '-' || c == '=' || c == ' ')
+}
+
+/// Markers of a line that carries an error, most specific first. Checked on the cleaned line.
+const ERROR_MARKERS: [&str; 38] = [
+    "Error:",
+    "Error(",
+    "Exception:",
+    "error:",
+    "ERROR",
+    "CUDA error",
+    "NCCL WARN",
+    "NCCL error",
+    "ncclSystemError",
+    "ncclInternalError",
+    "ncclUnhandledCudaError",
+    "ncclInvalidUsage",
+    "ncclRemoteError",
+    "Killed",
+    "exitcode: -9",
+    "exitcode : -9",
+    "SIGKILL",
+    "Signal 9",
+    "Segmentation fault",
+    "core dumped",
+    "Bus error",
+    "Assertion",
+    "assert",
+    "Watchdog caught",
+    "timed out",
+    "Timeout",
+    "out of memory",
+    "Out of memory",
+    "OOM",
+    "overflow",
+    "Overflow",
+    "not supported",
+    "undefined symbol",
+    "No module named",
+    "Missing key",
+    "Unexpected key",
+    "size mismatch",
+    "Skipping step",
+];
+
+/// Lines that mention a numeric failure: a loss or norm that is NaN or Inf.
+fn is_nan_line(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let has_word = |w: &str| {
+        lower.match_indices(w).any(|(i, _)| {
+            let before = lower[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric());
+            let after = lower[i + w.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric());
+            before && after
+        })
+    };
+    (has_word("nan") || has_word("inf") || lower.contains("non-finite"))
+        && (lower.contains("loss")
+            || lower.contains("grad")
+            || lower.contains("norm")
+            || lower.contains("nan values"))
+}
+
+/// The kind of a line outside a traceback, if it carries an error.
+pub fn classify(text: &str) -> Option<LineKind> {
+    if text.starts_with("Exception raised from") || text.starts_with("frame #") || is_frame(text) {
+        return None;
+    }
+    if exception_head(text) {
+        return Some(if is_warning_class(text) {
+            LineKind::Warning
+        } else {
+            LineKind::Exception
+        });
+    }
+    if is_nan_line(text) {
+        return Some(LineKind::Error);
+    }
+    if ERROR_MARKERS.iter().any(|m| text.contains(m)) {
+        let lower = text.to_ascii_lowercase();
+        if lower.starts_with("warning")
+            || lower.contains("warning:")
+            || lower.contains("userwarning")
+            || lower.contains("futurewarning")
+        {
+            return Some(LineKind::Warning);
+        }
+        return Some(LineKind::Error);
+    }
+    let lower = text.to_ascii_lowercase();
+    if lower.starts_with("warning") || lower.contains("warning:") {
+        return Some(LineKind::Warning);
+    }
+    None
+}
+
+/// `RuntimeError: ...`, `torch.OutOfMemoryError: ...`, `_pickle.UnpicklingError: ...`,
+/// `torch._dynamo.exc.BackendCompilerFailed: ...`, `AssertionError`.
+pub fn exception_head(text: &str) -> bool {
+    let head_end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(text.len());
+    let head = &text[..head_end];
+    let follows = &text[head_end..];
+    if head.is_empty() || !(follows.is_empty() || follows.starts_with(':')) {
+        return false;
+    }
+    let last = head.rsplit('.').next().unwrap_or(head);
+    [
+        "Error",
+        "Exception",
+        "Failed",
+        "Interrupt",
+        "Exit",
+        "Warning",
+        "Fault",
+        "Failure",
+    ]
+    .iter()
+    .any(|s| last.ends_with(s) && last.len() > s.len())
+        || matches!(last, "Error" | "Exception")
+}
+
+pub fn is_warning_class(text: &str) -> bool {
+    let head = text.split(':').next().unwrap_or(text);
+    head.ends_with("Warning")
+}
+
+/// Errors that follow from an earlier one: launcher summaries, aborts, other ranks' timeouts.
+pub fn is_collateral(text: &str) -> bool {
+    const MARKERS: [&str; 16] = [
+        "ChildFailedError",
+        "Root Cause (first observed failure)",
+        "failed (exitcode",
+        "Sending process",
+        "closing signal SIGTERM",
+        "SignalException",
+        "Some NCCL operations have failed or timed out",
+        "To avoid data inconsistency",
+        "NCCL communicator was aborted",
+        "Watchdog caught collective operation timeout",
+        "ProcessGroupNCCL's watchdog",
+        "Received SIGTERM",
+        "process group has been destroyed",
+        "elastic.multiprocessing",
+        "The server socket has failed to listen",
+        "terminate called after throwing",
+    ];
+    MARKERS.iter().any(|m| text.contains(m))
+}

@@ -1,0 +1,329 @@
+//! Cleaning one physical line of a log.
+//!
+//! Takes the raw line; yields its text with ANSI colours, Markdown quote marks, Rich box
+//! drawing, progress bars glued to the line, timestamps, `[rank3]:` / `[default3]:` / hostname
+//! prefixes and log-level brackets removed, whitespace collapsed, and the rank a prefix named.
+//! `None` when nothing useful is left.
+
+/// Longest cleaned line kept, in bytes.
+const MAX_LINE: usize = 2_000;
+
+/// A physical line after cleaning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CleanLine {
+    pub text: String,
+    pub rank: Option<u32>,
+    /// The line was indented after its prefixes (a traceback frame or code).
+    pub indented: bool,
+}
+
+/// Cleans one physical line; `None` when nothing useful is left.
+pub fn clean_line(raw: &str) -> Option<CleanLine> {
+    let mut s = strip_ansi(raw);
+    s = strip_progress_bar(&s)?;
+    let mut rest: &str = &s;
+    rest = rest.trim_end();
+    // Markdown quotes (`> `, `>> `) and Rich boxes (`│ ... │`), each with one space after it.
+    loop {
+        let before = rest.len();
+        let trimmed = rest.trim_start();
+        if let Some(after) =
+            trimmed.strip_prefix(|c: char| c == '>' || is_box(c) || c == '\u{feff}')
+        {
+            rest = after.strip_prefix(' ').unwrap_or(after);
+        }
+        rest = rest.trim_end_matches(|c: char| is_box(c) || c == ' ');
+        if rest.len() == before {
+            break;
+        }
+    }
+    if rest.trim_start().starts_with("```") {
+        return None;
+    }
+    let mut rank = None;
+    // Prefixes: timestamps, brackets, ranks, hosts, in any order, a few times.
+    for _ in 0..8 {
+        let trimmed = rest.trim_start();
+        let (after, found_rank) = strip_prefix(trimmed);
+        if found_rank.is_some() && rank.is_none() {
+            rank = found_rank;
+        }
+        if after.len() == trimmed.len() {
+            break;
+        }
+        // indentation after a prefix is the line's own: drop only the separating space
+        rest = after.strip_prefix(' ').unwrap_or(after);
+    }
+    let indented = rest.starts_with(' ') || rest.starts_with('\t');
+    let text: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() || text.chars().all(|c| !c.is_alphanumeric()) {
+        return None;
+    }
+    let mut text = text;
+    if text.len() > MAX_LINE {
+        let mut cut = MAX_LINE;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    Some(CleanLine {
+        text,
+        rank,
+        indented,
+    })
+}
+
+fn is_box(c: char) -> bool {
+    ('\u{2500}'..='\u{257F}').contains(&c) || ('\u{2580}'..='\u{259F}').contains(&c)
+}
+
+/// Removes ANSI escape sequences, and their remains when the escape byte was lost in a copy
+/// (`[31m`).
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' || (c == '\u{1b}' && chars.peek() == Some(&'\\')) {
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    chars.next();
+                }
+            }
+            continue;
+        }
+        if c == '[' {
+            // a lost escape: `[0m`, `[1;31m`
+            let rest: String = chars.clone().take(8).collect();
+            if let Some(end) = rest.find('m') {
+                if end > 0 && rest[..end].chars().all(|c| c.is_ascii_digit() || c == ';') {
+                    for _ in 0..=end {
+                        chars.next();
+                    }
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Drops a tqdm bar (`45%|████▌ | 45/100 [00:10<00:12, 4.5it/s]`) and keeps what follows it.
+/// `None` when the line was only a bar.
+fn strip_progress_bar(s: &str) -> Option<String> {
+    let Some(bar) = s.find("%|") else {
+        return Some(s.to_owned());
+    };
+    let after_bar = &s[bar + 2..];
+    let Some(close) = after_bar.find('|') else {
+        return Some(s.to_owned());
+    };
+    let after = &after_bar[close + 1..];
+    // the stats block `[00:10<00:12, 4.5it/s]`
+    let after = match after.find(']') {
+        Some(end)
+            if after[..end].contains('<')
+                || after[..end].contains("it/s")
+                || after[..end].contains("s/it") =>
+        {
+            &after[end + 1..]
+        }
+        _ => after.trim_start().split_once(' ').map_or("", |(_, r)| r),
+    };
+    let kept = after.trim();
+    (!kept.is_empty()).then(|| kept.to_owned())
+}
+
+/// Strips one leading prefix; returns the rest and a rank if the prefix named one.
+fn strip_prefix(s: &str) -> (&str, Option<u32>) {
+    if let Some(rest) = strip_timestamp(s) {
+        return (rest, None);
+    }
+    if let Some(inner_end) = s.strip_prefix('[').and_then(|r| r.find(']')) {
+        let inner = &s[1..1 + inner_end];
+        let rest = &s[inner_end + 2..];
+        let rest_trim = rest.trim_start_matches(':');
+        if let Some(rank) = rank_of(inner) {
+            return (rest_trim, Some(rank));
+        }
+        let bracket_ok = inner.len() <= 80
+            && !rest.trim().is_empty()
+            && (inner.chars().any(|c| c.is_ascii_digit())
+                || is_level(inner)
+                || inner.contains(".py")
+                || inner.contains(".cpp"));
+        if bracket_ok {
+            return (rest_trim, None);
+        }
+        return (s, None);
+    }
+    // `rank3:` / `3:` / `node-1:` / `host:pid:tid [0] NCCL ...`
+    let head_end = s.find(|c: char| c.is_whitespace()).unwrap_or(s.len());
+    let head = &s[..head_end];
+    if let Some(name) = head.strip_suffix(':') {
+        if let Some(rank) = name.strip_prefix("rank").and_then(|n| n.parse().ok()) {
+            return (&s[head_end..], Some(rank));
+        }
+        if !name.is_empty() && name.len() <= 3 && name.chars().all(|c| c.is_ascii_digit()) {
+            return (&s[head_end..], name.parse().ok());
+        }
+        if is_host(name) {
+            return (&s[head_end..], None);
+        }
+    }
+    // NCCL's `host:pid:tid [dev] NCCL WARN ...`
+    let parts: Vec<&str> = head.split(':').collect();
+    if parts.len() == 3
+        && parts[1].chars().all(|c| c.is_ascii_digit())
+        && parts[2].chars().all(|c| c.is_ascii_digit())
+        && !parts[1].is_empty()
+    {
+        let rest = s[head_end..].trim_start();
+        if let Some(close) = rest.strip_prefix('[').and_then(|r| r.find(']')) {
+            let dev = rest[1..1 + close].parse().ok();
+            return (&rest[close + 2..], dev);
+        }
+        return (rest, None);
+    }
+    if is_level(head) && head_end < s.len() {
+        return (&s[head_end..], None);
+    }
+    (s, None)
+}
+
+fn rank_of(inner: &str) -> Option<u32> {
+    let lower = inner.trim().to_ascii_lowercase();
+    for prefix in ["rank", "default", "rank ", "local_rank", "local_rank "] {
+        if let Some(n) = lower.strip_prefix(prefix) {
+            if let Ok(rank) = n.trim().parse() {
+                return Some(rank);
+            }
+        }
+    }
+    // mpirun `1,0` and torchrun `--tee` prefixes
+    if let Some((a, b)) = lower.split_once(',') {
+        if a.chars().all(|c| c.is_ascii_digit())
+            && b.chars().all(|c| c.is_ascii_digit())
+            && !b.is_empty()
+        {
+            return b.parse().ok();
+        }
+    }
+    None
+}
+
+pub(super) fn is_level(s: &str) -> bool {
+    let s = s.trim_matches(|c: char| c == '[' || c == ']' || c == ':');
+    matches!(
+        s,
+        "INFO"
+            | "WARNING"
+            | "WARN"
+            | "DEBUG"
+            | "ERROR"
+            | "CRITICAL"
+            | "TRACE"
+            | "I"
+            | "W"
+            | "E"
+            | "info"
+            | "warning"
+            | "debug"
+            | "error"
+    ) || (s.len() >= 5
+        && s.starts_with(['I', 'W', 'E', 'F'])
+        && s.as_bytes()[1..5].iter().all(u8::is_ascii_digit))
+}
+
+fn is_host(name: &str) -> bool {
+    if name == "localhost" {
+        return true;
+    }
+    let lower_ok = name
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.');
+    lower_ok
+        && name.len() >= 3
+        && (name.contains('-') || name.chars().any(|c| c.is_ascii_digit()))
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+}
+
+/// `2024-01-02 03:04:05,678`, `2024-01-02T03:04:05.678Z`, `03:04:05`, `[03:04:05]`, glog's
+/// `I0102 03:04:05.678901 1234 file.cc:12]`.
+fn strip_timestamp(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let digits = |from: usize, n: usize| {
+        b.len() >= from + n && b[from..from + n].iter().all(u8::is_ascii_digit)
+    };
+    let mut end = 0;
+    // glog
+    if b.len() > 5
+        && matches!(b[0], b'I' | b'W' | b'E' | b'F')
+        && digits(1, 4)
+        && b.get(5) == Some(&b' ')
+    {
+        if let Some(close) = s.find("] ") {
+            if close < 80 {
+                return Some(&s[close + 2..]);
+            }
+        }
+    }
+    if digits(0, 4)
+        && b.get(4) == Some(&b'-')
+        && digits(5, 2)
+        && b.get(7) == Some(&b'-')
+        && digits(8, 2)
+    {
+        end = 10;
+        if matches!(b.get(10), Some(b' ' | b'T')) && digits(11, 2) && b.get(13) == Some(&b':') {
+            end = 11;
+        }
+    }
+    if digits(end, 2) && b.get(end + 2) == Some(&b':') && digits(end + 3, 2) {
+        end += 5;
+        if b.get(end) == Some(&b':') && digits(end + 1, 2) {
+            end += 3;
+        }
+        if matches!(b.get(end), Some(b',' | b'.')) {
+            end += 1;
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+        }
+        if matches!(b.get(end), Some(b'Z')) {
+            end += 1;
+        }
+        if matches!(b.get(end), Some(b'+' | b'-')) && digits(end + 1, 2) {
+            end += 3;
+            if b.get(end) == Some(&b':') {
+                end += 1;
+            }
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+        }
+    }
+    if end == 0 || end == 10 && !matches!(b.get(10), Some(b' ')) {
+        return None;
+    }
+    let rest = &s[end..];
+    let rest = rest.trim_start_matches([' ', '|', '-', ':', ']']);
+    Some(rest)
+}

@@ -1,0 +1,74 @@
+//! Reading a noisy training log into the lines that carry errors.
+//!
+//! Takes the log, whole ([`read_log`]) or a line at a time ([`LogReader`]); yields
+//! [`LogReport`]: how many lines were read and the distinct error lines, each with its first
+//! line number, ranks, repeat count, kind, and whether it is collateral (an abort, a launcher
+//! summary or another rank's timeout after the first error). Each physical line is cleaned
+//! first ([`clean`]), then classified ([`classify`]); the last exception line of every
+//! traceback is found, and repeats (the same error from 64 ranks) fold into one line. Work is
+//! linear in the size of the log and memory is bounded by [`MAX_ERROR_LINES`].
+
+pub mod classify;
+pub mod clean;
+mod reader;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use classify::{classify, is_collateral};
+pub use clean::{clean_line, strip_ansi, CleanLine};
+pub use reader::{LogReader, MAX_ERROR_LINES};
+
+/// What an error line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineKind {
+    /// The final exception line of a traceback (`RuntimeError: ...`).
+    Exception,
+    /// Another line carrying an error: `Error:`, NCCL and CUDA errors, `Killed`, NaN losses.
+    Error,
+    /// A warning, weaker evidence.
+    Warning,
+    /// A plain line of a log with no error line at all (a pasted message without the usual
+    /// markers); the weakest evidence.
+    Context,
+}
+
+/// One distinct error line of a log.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ErrorLine {
+    /// 1-based number of its first occurrence.
+    pub line: usize,
+    pub text: String,
+    pub kind: LineKind,
+    /// The ranks it was seen on, sorted, when the log names ranks.
+    pub ranks: Vec<u32>,
+    pub count: usize,
+    /// An abort, a launcher summary or a consequence of an earlier error.
+    pub collateral: bool,
+    /// For an exception line: the lines just before it (frames, code, the caller's summary),
+    /// which say where it was raised.
+    #[serde(skip)]
+    pub context: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LogReport {
+    pub lines_read: usize,
+    pub error_lines: Vec<ErrorLine>,
+}
+
+/// Reads a whole log.
+pub fn read_log(text: &str) -> LogReport {
+    let mut reader = LogReader::default();
+    if text.is_empty() {
+        return reader.finish();
+    }
+    // `lines()` semantics: a final newline ends the last line rather than starting another
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    for physical in body.split('\n') {
+        reader.line(physical);
+    }
+    reader.finish()
+}

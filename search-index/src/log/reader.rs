@@ -1,0 +1,220 @@
+//! The log reader: physical lines in, one at a time, a [`LogReport`] out.
+//!
+//! Holds what reading needs between lines and nothing more: for each rank, whether it is inside
+//! a traceback, the last few lines it printed (an exception's context) and an IPython header
+//! whose exception line has not come yet; the distinct error lines so far; and, until an error
+//! line turns up, a few plain lines to stand in for one. Memory is bounded whatever the length
+//! of the log. Per-rank state is kept in rank order, so the report never depends on hash order.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use super::classify::{classify, exception_head, is_collateral, is_frame, is_warning_class};
+use super::clean::{clean_line, CleanLine};
+use super::{ErrorLine, LineKind, LogReport};
+use crate::tokenizer::terms;
+
+/// Distinct error lines kept; a log with more keeps the first ones (the cause comes first).
+pub const MAX_ERROR_LINES: usize = 400;
+/// Plain lines kept in case the log has no error line at all.
+const MAX_CONTEXT_LINES: usize = 100;
+/// Lines before an exception kept as its context.
+const CONTEXT_BEFORE: usize = 8;
+
+/// Reads a log a physical line at a time.
+#[derive(Debug, Default)]
+pub struct LogReader {
+    lines_read: usize,
+    folded: Vec<ErrorLine>,
+    /// Each folded line's place, by its fold key.
+    by_key: HashMap<String, usize>,
+    ranks: BTreeMap<Option<u32>, RankState>,
+    first_error_seen: bool,
+    /// Plain lines, kept while no error line has been found.
+    context: Vec<ErrorLine>,
+    context_keys: HashSet<String>,
+    /// IPython headers whose traceback was followed by another before its exception line.
+    headers: Vec<ErrorLine>,
+}
+
+/// What the reader keeps of one rank's output.
+#[derive(Debug, Default)]
+struct RankState {
+    in_traceback: bool,
+    /// The rank's last lines, the context of an exception that follows them.
+    recent: VecDeque<String>,
+    /// An IPython traceback header naming an exception whose final line has not come (yet).
+    pending: Option<ErrorLine>,
+}
+
+impl LogReader {
+    /// Reads the next physical line, without its newline; a `\r` inside it starts a new
+    /// segment, as a terminal would overwrite the line.
+    pub fn line(&mut self, physical: &str) {
+        self.lines_read += 1;
+        for segment in physical.split('\r') {
+            if let Some(line) = clean_line(segment) {
+                self.segment(line);
+            }
+        }
+    }
+
+    fn segment(&mut self, line: CleanLine) {
+        let number = self.lines_read;
+        let state = self.ranks.entry(line.rank).or_default();
+        if let Some(at) = line.text.find("Traceback (most recent call last)") {
+            let header = ipython_header(&line, at, number);
+            if let Some(unfinished) = std::mem::replace(&mut state.pending, header) {
+                self.headers.push(unfinished);
+            }
+            state.in_traceback = true;
+            state.recent.clear();
+            return;
+        }
+        let kind = if state.in_traceback && !line.indented && !is_frame(&line.text) {
+            if line
+                .text
+                .starts_with("During handling of the above exception")
+                || line
+                    .text
+                    .starts_with("The above exception was the direct cause")
+            {
+                return;
+            }
+            state.in_traceback = false;
+            state.pending = None;
+            Some(if is_warning_class(&line.text) {
+                LineKind::Warning
+            } else {
+                LineKind::Exception
+            })
+        } else if state.in_traceback {
+            None
+        } else {
+            classify(&line.text)
+        };
+        match kind {
+            None => self.plain(line, number),
+            Some(kind) => self.error(line, kind, number),
+        }
+    }
+
+    /// A line that carries no error: the context of what follows, and a stand-in while the
+    /// log has shown no error line.
+    fn plain(&mut self, line: CleanLine, number: usize) {
+        let before = &mut self.ranks.entry(line.rank).or_default().recent;
+        if before.len() == CONTEXT_BEFORE {
+            before.pop_front();
+        }
+        before.push_back(line.text.clone());
+        if self.folded.is_empty()
+            && self.context.len() < MAX_CONTEXT_LINES
+            && !line.indented
+            && !is_frame(&line.text)
+            && terms(&line.text).len() >= 4
+            && self.context_keys.insert(fold_key(&line.text))
+        {
+            self.context.push(ErrorLine {
+                line: number,
+                text: line.text,
+                kind: LineKind::Context,
+                ranks: line.rank.into_iter().collect(),
+                count: 1,
+                collateral: false,
+                context: String::new(),
+            });
+        }
+    }
+
+    /// A line that carries an error: folded into an earlier one with the same terms, or kept.
+    fn error(&mut self, line: CleanLine, kind: LineKind, number: usize) {
+        let collateral = self.first_error_seen && is_collateral(&line.text);
+        let key = fold_key(&line.text);
+        if key.is_empty() {
+            return;
+        }
+        if let Some(&at) = self.by_key.get(&key) {
+            let e = &mut self.folded[at];
+            e.count += 1;
+            if let Some(rank) = line.rank {
+                if !e.ranks.contains(&rank) {
+                    e.ranks.push(rank);
+                    e.ranks.sort_unstable();
+                }
+            }
+            if kind < e.kind {
+                e.kind = kind;
+            }
+            return;
+        }
+        if self.folded.len() >= MAX_ERROR_LINES {
+            return;
+        }
+        self.by_key.insert(key, self.folded.len());
+        let before = &mut self.ranks.entry(line.rank).or_default().recent;
+        let context = if kind == LineKind::Exception {
+            before
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            String::new()
+        };
+        before.clear();
+        if !is_collateral(&line.text) && kind != LineKind::Warning {
+            self.first_error_seen = true;
+        }
+        self.folded.push(ErrorLine {
+            line: number,
+            text: line.text,
+            kind,
+            ranks: line.rank.into_iter().collect(),
+            count: 1,
+            collateral,
+            context,
+        });
+    }
+
+    /// The report of everything read.
+    pub fn finish(mut self) -> LogReport {
+        let pending = self.ranks.into_values().filter_map(|state| state.pending);
+        self.headers.extend(pending);
+        // Of several headers naming one exception, the earliest is kept.
+        self.headers.sort_by_key(|h| h.line);
+        for header in self.headers {
+            if self.folded.len() < MAX_ERROR_LINES
+                && !self.folded.iter().any(|e| e.text == header.text)
+            {
+                self.folded.push(header);
+            }
+        }
+        self.folded.sort_by_key(|e| e.line);
+        LogReport {
+            lines_read: self.lines_read,
+            error_lines: if self.folded.is_empty() {
+                self.context
+            } else {
+                self.folded
+            },
+        }
+    }
+}
+
+/// IPython names the exception in its traceback header (`RuntimeError    Traceback (most
+/// recent call last)`): kept in case the traceback is cut before its last line.
+fn ipython_header(line: &CleanLine, at: usize, number: usize) -> Option<ErrorLine> {
+    let class = line.text[..at].trim();
+    (!class.is_empty() && exception_head(class)).then(|| ErrorLine {
+        line: number,
+        text: class.to_owned(),
+        kind: LineKind::Error,
+        ranks: line.rank.into_iter().collect(),
+        count: 1,
+        collateral: false,
+        context: String::new(),
+    })
+}
+
+fn fold_key(text: &str) -> String {
+    terms(text).join(" ")
+}

@@ -1,0 +1,239 @@
+//! Tests of the log reader: cleaning, classifying, and whole logs.
+
+use super::clean::is_level;
+use super::*;
+
+/// Found by the log_reader fuzz target: a glog-like level followed by a multi-byte
+/// character sliced the string inside that character.
+#[test]
+fn glog_level_check_respects_char_boundaries() {
+    assert!(!is_level("I12\u{20ac}"));
+    assert!(is_level("I1201"));
+    let report = read_log("I12\u{20ac} 10:00:00 worker.py:1] RuntimeError: boom\n");
+    assert_eq!(report.lines_read, 1);
+}
+
+fn clean(s: &str) -> Option<(String, Option<u32>)> {
+    clean_line(s).map(|l| (l.text, l.rank))
+}
+
+#[test]
+fn strips_ansi_and_lost_escapes() {
+    assert_eq!(
+        clean("\u{1b}[31mRuntimeError\u{1b}[0m: boom").unwrap().0,
+        "RuntimeError: boom"
+    );
+    assert_eq!(
+        clean("[1;31mRuntimeError[0m: boom").unwrap().0,
+        "RuntimeError: boom"
+    );
+}
+
+#[test]
+fn strips_timestamps() {
+    for s in [
+        "2024-03-01 12:00:01,123 RuntimeError: boom",
+        "2024-03-01T12:00:01.123Z RuntimeError: boom",
+        "[2024-03-01 12:00:01,123] RuntimeError: boom",
+        "12:00:01 | RuntimeError: boom",
+        "I0301 12:00:01.123456 4242 trainer.cc:10] RuntimeError: boom",
+    ] {
+        assert_eq!(clean(s).unwrap().0, "RuntimeError: boom", "{s}");
+    }
+}
+
+#[test]
+fn strips_rank_and_host_prefixes() {
+    assert_eq!(
+        clean("[rank3]: RuntimeError: boom").unwrap(),
+        ("RuntimeError: boom".into(), Some(3))
+    );
+    assert_eq!(
+        clean("[default5]:RuntimeError: boom").unwrap(),
+        ("RuntimeError: boom".into(), Some(5))
+    );
+    assert_eq!(clean("[1,7]<stderr>: x").map(|c| c.1), Some(Some(7)));
+    assert_eq!(
+        clean("worker-03: RuntimeError: boom").unwrap().0,
+        "RuntimeError: boom"
+    );
+    assert_eq!(
+        clean("gpu-node-1:4242:4300 [2] NCCL WARN Call to connect failed").unwrap(),
+        ("NCCL WARN Call to connect failed".into(), Some(2))
+    );
+    assert_eq!(clean("RuntimeError: boom").unwrap().0, "RuntimeError: boom");
+    assert_eq!(
+        clean("[2024-03-01 12:00:01,123] [INFO] [launch.py:12:main] RuntimeError: boom")
+            .unwrap()
+            .0,
+        "RuntimeError: boom"
+    );
+}
+
+#[test]
+fn strips_quotes_boxes_and_bars() {
+    assert_eq!(
+        clean("> > RuntimeError: boom").unwrap().0,
+        "RuntimeError: boom"
+    );
+    assert_eq!(
+        clean("│ RuntimeError: boom                │").unwrap().0,
+        "RuntimeError: boom"
+    );
+    assert_eq!(
+        clean("╭──────── Traceback ────────╮").unwrap().0,
+        "Traceback"
+    );
+    assert_eq!(
+        clean(" 45%|████▌     | 45/100 [00:10<00:12,  4.50it/s]RuntimeError: boom")
+            .unwrap()
+            .0,
+        "RuntimeError: boom"
+    );
+    assert_eq!(
+        clean(" 45%|████▌     | 45/100 [00:10<00:12,  4.50it/s]"),
+        None
+    );
+    assert_eq!(clean("```"), None);
+}
+
+#[test]
+fn quoted_and_prefixed_tracebacks() {
+    let log = "> Traceback (most recent call last):\n>   File \"a.py\", line 1, in <module>\n>     f()\n> RuntimeError: quoted boom\n";
+    assert_eq!(
+        read_log(log).error_lines[0].text,
+        "RuntimeError: quoted boom"
+    );
+    let log = "[rank1]: Traceback (most recent call last):\n[rank1]:   File \"a.py\", line 1\n[rank1]:     f()\n[rank1]: torch.distributed.DistBackendError: NCCL error\n[rank1]: ncclInternalError: Internal check failed.\n";
+    let lines: Vec<(String, LineKind)> = read_log(log)
+        .error_lines
+        .into_iter()
+        .map(|e| (e.text, e.kind))
+        .collect();
+    assert_eq!(
+        lines[0],
+        (
+            "torch.distributed.DistBackendError: NCCL error".into(),
+            LineKind::Exception
+        )
+    );
+    assert_eq!(lines[1].0, "ncclInternalError: Internal check failed.");
+}
+
+#[test]
+fn ipython_tracebacks() {
+    let log = "RuntimeError    Traceback (most recent call last)\nCell In[3], line 9\n      7 x = 1\n---------> 9 f()\n\nFile ~/lib.py:12, in f()\n     11 def f():\n---> 12     raise RuntimeError(\"boom\")\n\nRuntimeError: boom\n";
+    let report = read_log(log);
+    assert_eq!(report.error_lines.len(), 1, "{report:?}");
+    assert_eq!(report.error_lines[0].text, "RuntimeError: boom");
+}
+
+#[test]
+fn ipython_header_stands_in_for_a_cut_traceback() {
+    let log =
+        "XlaRuntimeError    Traceback (most recent call last)\nCell In[3], line 9\n----> 9 f()\n";
+    let report = read_log(log);
+    assert_eq!(report.error_lines.len(), 1);
+    assert_eq!(
+        (
+            report.error_lines[0].line,
+            report.error_lines[0].text.as_str()
+        ),
+        (1, "XlaRuntimeError")
+    );
+}
+
+#[test]
+fn final_exception_line_of_traceback() {
+    let log = "step 1\nTraceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    loss.backward()\nRuntimeError: boom happened\nstep 2\n";
+    let report = read_log(log);
+    assert_eq!(report.lines_read, 6);
+    assert_eq!(report.error_lines.len(), 1);
+    assert_eq!(report.error_lines[0].line, 5);
+    assert_eq!(report.error_lines[0].kind, LineKind::Exception);
+}
+
+#[test]
+fn folds_repeats_across_ranks() {
+    let log: String = (0..64).map(|r| format!("[rank{r}]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1234, unhandled system error\n")).collect();
+    let report = read_log(&log);
+    assert_eq!(report.error_lines.len(), 1);
+    assert_eq!(report.error_lines[0].count, 64);
+    assert_eq!(report.error_lines[0].ranks.len(), 64);
+}
+
+#[test]
+fn marks_collateral_after_the_first_error() {
+    let log = "[rank1]: torch.OutOfMemoryError: CUDA out of memory.\n[rank0]: [E ProcessGroupNCCL.cpp:1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5)\ntorch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n";
+    let report = read_log(log);
+    let kinds: Vec<(usize, bool)> = report
+        .error_lines
+        .iter()
+        .map(|e| (e.line, e.collateral))
+        .collect();
+    assert_eq!(kinds, [(1, false), (2, true), (3, true)]);
+}
+
+#[test]
+fn classifies() {
+    assert_eq!(classify("Killed"), Some(LineKind::Error));
+    assert_eq!(
+        classify("{'loss': nan, 'grad_norm': nan, 'epoch': 0.1}"),
+        Some(LineKind::Error)
+    );
+    assert_eq!(classify("UserWarning: something"), Some(LineKind::Warning));
+    assert_eq!(classify("epoch 1 loss 0.25"), None);
+    assert_eq!(classify("Information: infinite patience"), None);
+    assert_eq!(classify("frame #3: c10::Error::Error() + 0x1"), None);
+    assert_eq!(
+        classify("_pickle.UnpicklingError: Weights only load failed."),
+        Some(LineKind::Exception)
+    );
+}
+
+#[test]
+fn counts_lines_like_an_editor() {
+    assert_eq!(read_log("").lines_read, 0);
+    assert_eq!(read_log("a\nb\nc\n").lines_read, 3);
+    assert_eq!(read_log("a\nb\nc").lines_read, 3);
+    assert_eq!(read_log("\n").lines_read, 1);
+}
+
+#[test]
+fn plain_lines_stand_in_when_there_is_no_error_line() {
+    let report = read_log("ok\nThe driver on this machine is too old for that toolkit\nstep 2\n");
+    assert_eq!(report.error_lines.len(), 1);
+    assert_eq!(report.error_lines[0].kind, LineKind::Context);
+    assert_eq!(report.error_lines[0].line, 2);
+}
+
+/// Three ranks' tracebacks cut after an IPython header naming the same exception: the earliest
+/// is kept, whatever the hash order (the reader used to drain a `HashMap`, whose order differs
+/// from one map to the next, and kept the first it met).
+#[test]
+fn cut_headers_of_several_ranks_give_one_answer() {
+    let log = "[rank3]: XlaRuntimeError    Traceback (most recent call last)\n[rank1]: XlaRuntimeError    Traceback (most recent call last)\n[rank2]: XlaRuntimeError    Traceback (most recent call last)\n[rank3]: Cell In[3], line 9\n";
+    let first = read_log(log);
+    assert_eq!(first.error_lines.len(), 1, "{first:?}");
+    assert_eq!(
+        (
+            first.error_lines[0].line,
+            first.error_lines[0].ranks.as_slice()
+        ),
+        (1, &[3][..])
+    );
+    for _ in 0..50 {
+        assert_eq!(read_log(log), first);
+    }
+}
+
+/// Reading a line at a time gives what reading the whole text gives.
+#[test]
+fn a_line_at_a_time_equals_the_whole_text() {
+    let log = "step 1\n[rank0]: Traceback (most recent call last):\n[rank0]:   File \"a.py\", line 1\n[rank1]: RuntimeError: other\n[rank0]: RuntimeError: boom\r[rank0]: RuntimeError: boom again\n";
+    let mut reader = LogReader::default();
+    for line in log.lines() {
+        reader.line(line);
+    }
+    assert_eq!(reader.finish(), read_log(log));
+}
