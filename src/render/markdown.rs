@@ -86,26 +86,54 @@ pub fn render_inline(markdown: &str, links: &dyn Links) -> String {
 fn rewrite<'a>(
     parser: Parser<'a>,
     links: &dyn Links,
-    mut toc: Option<&mut Vec<TocItem>>,
+    toc: Option<&mut Vec<TocItem>>,
 ) -> Vec<Event<'a>> {
-    let mut out: Vec<Event<'a>> = Vec::new();
-    let mut code: Option<(String, String)> = None;
-    let mut heading: Option<(HeadingLevel, Option<String>, Vec<Event<'a>>, String)> = None;
-    let mut link_stack: Vec<LinkKind> = Vec::new();
-    let mut image_depth = 0usize;
-    let mut ids: HashSet<String> = RESERVED_IDS.iter().map(|s| s.to_string()).collect();
-
+    let mut rewriter = Rewriter {
+        out: Vec::new(),
+        code: None,
+        heading: None,
+        link_stack: Vec::new(),
+        image_depth: 0,
+        ids: RESERVED_IDS.iter().map(|s| s.to_string()).collect(),
+        toc,
+        links,
+    };
     for event in parser {
-        if let Some((_, buf)) = code.as_mut() {
+        rewriter.event(event);
+    }
+    rewriter.out
+}
+
+/// A heading being read: its level, explicit id, inner events and text.
+type OpenHeading<'a> = (HeadingLevel, Option<String>, Vec<Event<'a>>, String);
+
+/// The state of one pass over a document's events.
+struct Rewriter<'a, 'r> {
+    out: Vec<Event<'a>>,
+    /// A code block being read: its language and text.
+    code: Option<(String, String)>,
+    heading: Option<OpenHeading<'a>>,
+    link_stack: Vec<LinkKind>,
+    image_depth: usize,
+    /// Ids taken so far, so each heading gets its own.
+    ids: HashSet<String>,
+    toc: Option<&'r mut Vec<TocItem>>,
+    links: &'r dyn Links,
+}
+
+impl<'a> Rewriter<'a, '_> {
+    fn event(&mut self, event: Event<'a>) {
+        if let Some((_, buf)) = self.code.as_mut() {
             match event {
                 Event::Text(t) => buf.push_str(&t),
                 Event::End(TagEnd::CodeBlock) => {
-                    let (lang, text) = code.take().unwrap_or_default();
-                    out.push(Event::Html(highlight::code_block(&lang, &text).into()));
+                    let (lang, text) = self.code.take().unwrap_or_default();
+                    self.out
+                        .push(Event::Html(highlight::code_block(&lang, &text).into()));
                 }
                 _ => {}
             }
-            continue;
+            return;
         }
         let event = match event {
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -113,129 +141,139 @@ fn rewrite<'a>(
                     CodeBlockKind::Fenced(info) => info.to_string(),
                     CodeBlockKind::Indented => String::new(),
                 };
-                code = Some((lang, String::new()));
-                continue;
+                self.code = Some((lang, String::new()));
+                return;
             }
             Event::Start(Tag::Heading { level, id, .. }) => {
-                heading = Some((level, id.map(|i| i.to_string()), Vec::new(), String::new()));
-                continue;
+                self.heading = Some((level, id.map(|i| i.to_string()), Vec::new(), String::new()));
+                return;
             }
             Event::End(TagEnd::Heading(_)) => {
-                if let Some((level, explicit, inner, text)) = heading.take() {
-                    let base = explicit
-                        .map(|i| crate::load::types::kebab(&i))
-                        .unwrap_or_else(|| crate::load::types::kebab(&text));
-                    let base = if base.is_empty() {
-                        "section".to_owned()
-                    } else {
-                        base
-                    };
-                    let mut id = base.clone();
-                    let mut n = 1;
-                    while !ids.insert(id.clone()) {
-                        n += 1;
-                        id = format!("{base}-{n}");
-                    }
-                    let n = level as u8;
-                    if let Some(toc) = toc.as_deref_mut() {
-                        if n == 2 || n == 3 {
-                            toc.push(TocItem {
-                                level: n,
-                                id: id.clone(),
-                                title: text.trim().to_owned(),
-                            });
-                        }
-                    }
-                    let id = escape(&id);
-                    out.push(Event::Html(format!("<h{n} id=\"{id}\"><a class=\"anchor\" href=\"#{id}\" aria-hidden=\"true\" tabindex=\"-1\">#</a>").into()));
-                    out.extend(inner);
-                    out.push(Event::Html(format!("</h{n}>\n").into()));
-                }
-                continue;
+                self.end_heading();
+                return;
             }
             Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
             Event::Start(Tag::HtmlBlock) => Event::Start(Tag::Paragraph),
             Event::End(TagEnd::HtmlBlock) => Event::End(TagEnd::Paragraph),
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
-                if let Some((slug, anchor)) = parse_target(&dest_url) {
-                    link_stack.push(LinkKind::Entry);
-                    let href = links.entry(slug).map(|u| match anchor {
-                        Some(a) => format!("{u}#{a}"),
-                        None => u,
-                    });
-                    let href = href.unwrap_or_default();
-                    Event::Html(
-                        format!("<a class=\"entry-link\" href=\"{}\">", escape(&href)).into(),
-                    )
-                } else if safe_url(&dest_url) {
-                    link_stack.push(LinkKind::Plain);
-                    Event::Start(Tag::Link {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    })
-                } else {
-                    link_stack.push(LinkKind::Dropped);
-                    continue;
-                }
-            }
-            Event::End(TagEnd::Link) => match link_stack.pop() {
+            Event::Start(link @ Tag::Link { .. }) => match self.start_link(link) {
+                Some(event) => event,
+                None => return,
+            },
+            Event::End(TagEnd::Link) => match self.link_stack.pop() {
                 Some(LinkKind::Entry) => Event::Html("</a>".into()),
-                Some(LinkKind::Dropped) => continue,
+                Some(LinkKind::Dropped) => return,
                 _ => Event::End(TagEnd::Link),
             },
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
-                image_depth += 1;
-                if safe_url(&dest_url) && !dest_url.starts_with("@/") {
-                    Event::Start(Tag::Image {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    })
-                } else {
-                    Event::Start(Tag::Image {
-                        link_type,
-                        dest_url: CowStr::Borrowed(""),
-                        title,
-                        id,
-                    })
-                }
-            }
+            Event::Start(image @ Tag::Image { .. }) => self.start_image(image),
             Event::End(TagEnd::Image) => {
-                image_depth = image_depth.saturating_sub(1);
+                self.image_depth = self.image_depth.saturating_sub(1);
                 Event::End(TagEnd::Image)
             }
             other => other,
         };
-        if let Some((_, _, inner, text)) = heading.as_mut() {
+        self.emit(event);
+    }
+
+    /// An event of the text: inside a heading it is kept for the heading; `#tag` words in
+    /// plain text become tag links.
+    fn emit(&mut self, event: Event<'a>) {
+        if let Some((_, _, inner, text)) = self.heading.as_mut() {
             if let Event::Text(t) | Event::Code(t) = &event {
                 text.push_str(t);
             }
             inner.push(event);
-            continue;
+            return;
         }
         match event {
             Event::Text(text)
-                if link_stack.is_empty() && image_depth == 0 && text.contains('#') =>
+                if self.link_stack.is_empty() && self.image_depth == 0 && text.contains('#') =>
             {
-                push_hashtags(&mut out, text, links);
+                push_hashtags(&mut self.out, text, self.links);
             }
-            other => out.push(other),
+            other => self.out.push(other),
         }
     }
-    out
+
+    /// Closes a heading: gives it a unique id and an anchor, and lists it in the contents.
+    fn end_heading(&mut self) {
+        let Some((level, explicit, inner, text)) = self.heading.take() else {
+            return;
+        };
+        let base = explicit
+            .map(|i| crate::load::types::kebab(&i))
+            .unwrap_or_else(|| crate::load::types::kebab(&text));
+        let base = if base.is_empty() {
+            "section".to_owned()
+        } else {
+            base
+        };
+        let mut id = base.clone();
+        let mut n = 1;
+        while !self.ids.insert(id.clone()) {
+            n += 1;
+            id = format!("{base}-{n}");
+        }
+        let n = level as u8;
+        if let Some(toc) = self.toc.as_deref_mut() {
+            if n == 2 || n == 3 {
+                toc.push(TocItem {
+                    level: n,
+                    id: id.clone(),
+                    title: text.trim().to_owned(),
+                });
+            }
+        }
+        let id = escape(&id);
+        self.out.push(Event::Html(format!("<h{n} id=\"{id}\"><a class=\"anchor\" href=\"#{id}\" aria-hidden=\"true\" tabindex=\"-1\">#</a>").into()));
+        self.out.extend(inner);
+        self.out.push(Event::Html(format!("</h{n}>\n").into()));
+    }
+
+    /// An `@/slug` link points at the entry's page; a link with an unsafe scheme is dropped
+    /// (its text stays). `None` when nothing opens.
+    fn start_link(&mut self, link: Tag<'a>) -> Option<Event<'a>> {
+        let Tag::Link { dest_url, .. } = &link else {
+            return Some(Event::Start(link));
+        };
+        if let Some((slug, anchor)) = parse_target(dest_url) {
+            self.link_stack.push(LinkKind::Entry);
+            let href = self.links.entry(slug).map(|u| match anchor {
+                Some(a) => format!("{u}#{a}"),
+                None => u,
+            });
+            let href = href.unwrap_or_default();
+            Some(Event::Html(
+                format!("<a class=\"entry-link\" href=\"{}\">", escape(&href)).into(),
+            ))
+        } else if safe_url(dest_url) {
+            self.link_stack.push(LinkKind::Plain);
+            Some(Event::Start(link))
+        } else {
+            self.link_stack.push(LinkKind::Dropped);
+            None
+        }
+    }
+
+    /// An image keeps a safe source; any other loses it.
+    fn start_image(&mut self, image: Tag<'a>) -> Event<'a> {
+        self.image_depth += 1;
+        match image {
+            Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            } if !(safe_url(&dest_url) && !dest_url.starts_with("@/")) => {
+                Event::Start(Tag::Image {
+                    link_type,
+                    dest_url: CowStr::Borrowed(""),
+                    title,
+                    id,
+                })
+            }
+            other => Event::Start(other),
+        }
+    }
 }
 
 /// Splits a text event at `#tag` words and links the ones that name a tag.

@@ -137,6 +137,46 @@ pub struct EntryView<'a> {
     pub edit_url: String,
 }
 
+/// What `entry.html` gets besides the common context.
+#[derive(Debug, Serialize)]
+pub struct EntryPageView<'a> {
+    pub entry: EntryView<'a>,
+}
+
+/// What `index.html` gets: the newest entries' cards.
+#[derive(Debug, Serialize)]
+pub struct HomeView<'a> {
+    pub recent: Vec<Card<'a>>,
+}
+
+/// What `tags.html` gets: every tag with its page and how many entries it has.
+#[derive(Debug, Serialize)]
+pub struct TagsView<'a> {
+    pub tags: Vec<TagView<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TagView<'a> {
+    pub name: &'a str,
+    pub url: String,
+    pub count: usize,
+}
+
+/// What `list.html` gets: one page of all failures, a category or a tag.
+#[derive(Debug, Serialize)]
+pub struct ListView<'a> {
+    pub heading: String,
+    pub description_html: String,
+    /// `all`, `category` or `tag`.
+    pub list_kind: &'static str,
+    pub feed_url: String,
+    /// Entries in the whole list.
+    pub total: usize,
+    pub pager: super::lists::Pager,
+    /// This page's cards.
+    pub entries: Vec<Card<'a>>,
+}
+
 pub fn site_view(site: &Site) -> SiteView<'_> {
     let config = &site.config;
     SiteView {
