@@ -5,7 +5,7 @@
 //
 //   node bench/browser-speed.mjs SITE_DIR [LOG_FILE]
 // (uses playwright-core from tests/browser/node_modules; SITE_DIR is a built site)
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { createRequire } from 'node:module';
@@ -19,10 +19,16 @@ if (!site) { console.error('usage: node bench/browser-speed.mjs SITE_DIR [LOG_FI
 
 const { base, close } = await serveStatic((pathname) => [site, pathname]);
 
+// The page's scripts (errata.js and its parts) and the worker.
+const pageScripts = (dir) => readdirSync(join(dir, 'static'))
+  .filter((f) => /^errata(-[a-z]+)?\.js$/.test(f) || f === 'search-worker.js')
+  .sort()
+  .map((f) => `static/${f}`);
+
 const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
 for (const [name, path] of [['module', 'static/errata-search.wasm'], ['first-search shard', 'search/errata-first.bundle'],
   ['full index', 'search/errata.bundle'], ['worker + page JS', null]]) {
-  const bytes = path ? readFileSync(join(site, path)) : Buffer.concat(['static/errata.js', 'static/search-worker.js'].map((f) => readFileSync(join(site, f))));
+  const bytes = path ? readFileSync(join(site, path)) : Buffer.concat(pageScripts(site).map((f) => readFileSync(join(site, f))));
   const gz = gzipSync(bytes, { level: 9 }).length;
   const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
   console.log(`${name}: ${kb(bytes.length)} raw, ${kb(gz)} gzip, ${kb(br)} brotli`);

@@ -1,8 +1,11 @@
-// Searching by error message: typing, ?q= on load, highlighting, keyboard navigation.
+// Searching by error message: typing, ?q= on load, highlighting, keyboard navigation, and the
+// DEGRADED MODE (the word search over entries.json when the WebAssembly module cannot run).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
-  setupSuite, openPage, searchSettled, resultSlugs,
+  setupSuite, openPage, searchSettled, resultSlugs, pasteInto,
 } from './harness.mjs';
 import { OOM_SLUGS } from './logs.mjs';
 
@@ -168,9 +171,46 @@ test('"/" on the home page focuses the search box; Enter there goes to the searc
   assert.deepEqual(errors, []);
 });
 
-test('without the WebAssembly module, search falls back to entries.json and diagnosis says why', { timeout: 60000 }, async (t) => {
+/* ---------- DEGRADED MODE ---------- */
+
+/* What the degraded mode promises (themes/default/static/errata-degraded.js), written out
+   on its own: whole words of two or more letters or digits; a word of the query in an
+   entry's signatures scores 5, in its title 3, in its tags 2, in its summary 1; ties go by
+   title; the matched signature is the one holding the most words of the query. */
+function degradedRanking(q, limit) {
+  const words = (s) => String(s || '').toLowerCase().split(/\W+/).filter((w) => w.length >= 2);
+  const qw = [...new Set(words(q))];
+  const { entries } = JSON.parse(readFileSync(join(env.site, 'entries.json'), 'utf8'));
+  const ranked = [];
+  for (const e of entries) {
+    const has = (list) => new Set(words(list.join(' ')));
+    const [sig, title, tags, summary] = [has(e.signatures || []), has([e.title]), has(e.tags || []), has([e.summary])];
+    const score = qw.reduce((n, w) => n + (sig.has(w) ? 5 : 0) + (title.has(w) ? 3 : 0) + (tags.has(w) ? 2 : 0) + (summary.has(w) ? 1 : 0), 0);
+    if (!score) continue;
+    let best = null, bestHits = 0;
+    for (const one of e.signatures || []) {
+      const ws = new Set(words(one));
+      const n = qw.filter((w) => ws.has(w)).length;
+      if (n > bestHits) { best = one; bestHits = n; }
+    }
+    ranked.push({ slug: e.slug, title: e.title, score, matched_signature: best });
+  }
+  ranked.sort((a, b) => b.score - a.score || String(a.title).localeCompare(String(b.title)));
+  return ranked.slice(0, limit);
+}
+
+const DEGRADED_NOTE = ' (simple search: the search module could not be loaded).';
+
+/* Server requests made from now on, by path. */
+function requestsFrom(env_) {
+  const start = env_.server.requests.length;
+  return () => env_.server.requests.slice(start);
+}
+
+test('DEGRADED MODE without the WebAssembly module: entries.json ranked by words, said on the page, no diagnosis', { timeout: 60000 }, async (t) => {
   const { page, url } = await openPage(env, t);
   await page.route('**/static/errata-search.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  const requests = requestsFrom(env);
   await page.goto(url('/search/'));
   const failed = await page.evaluate(() => window.errataSearch.ready.then(() => null, (e) => e.message));
   assert.match(failed || '', /could not fetch the search module \(HTTP 404\)/);
@@ -178,15 +218,97 @@ test('without the WebAssembly module, search falls back to entries.json and diag
   const q = 'CUDA out of memory';
   await page.type('#search-input', q);
   await searchSettled(page, q);
-  const slugs = await resultSlugs(page);
-  assert.ok(slugs.length > 0, 'the simple search finds entries');
-  assert.match(await page.textContent('#search-status'), /simple search: the search module could not be loaded/);
+  assert.ok(requests().includes('/entries.json'), 'the degraded mode reads entries.json');
+  // The page lists what the word ranking promises, in its order (the search page asks for 20).
+  const expected = degradedRanking(q, 20);
+  assert.ok(expected.length > 1, 'the query has several word matches');
+  assert.deepEqual(await resultSlugs(page), expected.map((h) => h.slug));
+  // And says on the status line that this is the simple search, and why.
+  assert.equal(await page.textContent('#search-status'), `${expected.length} results for \u201c${q}\u201d${DEGRADED_NOTE}`);
+  const m = await marksOfFirst(page);
+  const allowed = queryWords(q);
+  assert.ok(m.title.length + m.sig.length > 0, 'the query words are marked');
+  for (const w of [...m.title, ...m.sig]) assert.ok(allowed.has(w.toLowerCase()), `"${w}" is a word of the query`);
+  const sig = expected[0].matched_signature === null ? null : expected[0].matched_signature.replace(/\s+/g, ' ').trim();
+  assert.equal(m.sigText, sig && sig.length > 240 ? sig.slice(0, 239) + '\u2026' : sig, 'the signature holding most query words');
+
+  // The hook answers the same, in the engine's shape, marked as the fallback.
   const r = await page.evaluate((x) => window.errataSearch.search(x, 5), q);
   assert.equal(r.engine, 'fallback');
-  assert.ok(r.hits.length <= 5);
+  assert.equal(r.partial, undefined, 'never claims to be a partial answer of the engine');
+  assert.deepEqual(r.hits.map((h) => [h.slug, h.score, h.matched_signature, h.coverage]),
+    degradedRanking(q, 5).map((h) => [h.slug, h.score, h.matched_signature, null]));
 
+  // No word of the query in any entry: nothing listed.
+  await page.fill('#search-input', 'zzqx wvvk');
+  await searchSettled(page, 'zzqx wvvk');
+  assert.equal(await page.locator('ol#search-results-list > li').count(), 0);
+  assert.equal(await page.textContent('#search-status'),
+    'No entry matches \u201czzqx wvvk\u201d (simple search: the search module could not be loaded).');
+
+  // It cannot diagnose: a sample and a pasted log both say why, and nothing keeps spinning.
+  const why = 'log diagnosis needs the search module, which could not be loaded (could not fetch the search module (HTTP 404))';
   await page.click('#log-samples button.sample[data-sample="oom-multi-rank.log"]');
   await page.waitForFunction(() => /Could not diagnose/.test((document.getElementById('diagnosis-message') || {}).textContent || ''));
-  assert.match(await page.textContent('#diagnosis-message'), /needs the search module, which could not be loaded/);
+  assert.equal(await page.textContent('#diagnosis-message'), `Could not diagnose oom-multi-rank.log: ${why}`);
+  assert.equal(await page.textContent('#search-status'), `Could not diagnose oom-multi-rank.log: ${why}`);
   assert.equal(await page.$eval('#diagnosis-progress', (p) => p.hidden), true, 'no progress left spinning');
+  await pasteInto(page, '#search-input', 'step 1 ok\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n');
+  await page.waitForFunction(() => /pasted log/.test((document.getElementById('diagnosis-message') || {}).textContent || ''));
+  assert.equal(await page.textContent('#diagnosis-message'), `Could not diagnose pasted log: ${why}`);
+  const hookDiag = await page.evaluate(() => window.errataSearch.diagnose('a\nb\n').then(() => null, (e) => e.message));
+  assert.equal(hookDiag, why);
+});
+
+test('DEGRADED MODE in a browser without WebAssembly: no worker is started, the home page says so', { timeout: 60000 }, async (t) => {
+  const { page, url } = await openPage(env, t);
+  await page.addInitScript(() => { delete window.WebAssembly; });
+  const requests = requestsFrom(env);
+  await page.goto(url('/'));
+  const failed = await page.evaluate(() => window.errataSearch.ready.then(() => null, (e) => e.message));
+  assert.equal(failed, 'this browser has no Web Workers or WebAssembly');
+  const q = 'NCCL watchdog timeout';
+  await page.fill('#search-input', q);
+  await page.waitForFunction((x) => (document.getElementById('search-status').textContent || '').includes(`\u201c${x}\u201d`), q);
+  const expected = degradedRanking(q, 8);       // the home page asks for 8
+  assert.deepEqual(await resultSlugs(page), expected.map((h) => h.slug));
+  assert.equal(await page.textContent('#search-status'), `${expected.length} results for \u201c${q}\u201d${DEGRADED_NOTE}`);
+  const engineFiles = requests().filter((p) => /search-worker\.js|\.wasm|\.bundle$/.test(p));
+  assert.deepEqual(engineFiles, [], 'nothing of the engine is fetched');
+});
+
+test('DEGRADED MODE without entries.json either (as from file://): the search says it failed, and tries again', { timeout: 60000 }, async (t) => {
+  const { page, url } = await openPage(env, t);
+  await page.route('**/static/errata-search.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  let refuse = true;
+  await page.route('**/entries.json', (route) => (refuse ? route.fulfill({ status: 404, body: 'gone' }) : route.continue()));
+  await page.goto(url('/search/'));
+  await page.type('#search-input', 'CUDA out of memory');
+  await searchSettled(page, 'CUDA out of memory');
+  assert.equal(await page.textContent('#search-status'), 'Search failed: could not load the search index.');
+  assert.equal(await page.locator('ol#search-results-list > li').count(), 0);
+  const r = await page.evaluate(() => window.errataSearch.search('CUDA', 5).then(() => null, (e) => e.message));
+  assert.equal(r, 'could not load the search index');
+  // A failed entries.json is fetched again by the next search.
+  refuse = false;
+  await page.fill('#search-input', 'NCCL');
+  await searchSettled(page, 'NCCL');
+  const expected = degradedRanking('NCCL', 20);
+  assert.deepEqual(await resultSlugs(page), expected.map((h) => h.slug));
+  assert.ok((await page.textContent('#search-status')).endsWith(DEGRADED_NOTE));
+});
+
+test('with the module working, the degraded mode is never used', { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  const requests = requestsFrom(env);
+  await page.goto(url('/search/'));
+  await page.evaluate(() => window.errataSearch.ready);
+  const q = 'CUDA out of memory';
+  await page.type('#search-input', q);
+  await searchSettled(page, q);
+  assert.doesNotMatch(await page.textContent('#search-status'), /simple search/);
+  const r = await page.evaluate((x) => window.errataSearch.search(x, 5), q);
+  assert.notEqual(r.engine, 'fallback');
+  assert.ok(!requests().includes('/entries.json'), 'entries.json is not read');
+  assert.deepEqual(errors, []);
 });
