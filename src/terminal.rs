@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use errata_search::diagnose::{Diagnosis, LogRef};
+use errata_search::diagnose::{Diagnosis, LogRef, Outcome};
 use errata_search::Hit;
 
 pub fn hits(hits: &[Hit]) -> String {
@@ -71,37 +71,7 @@ pub fn diagnosis(d: &Diagnosis) -> String {
         );
     }
     for (i, e) in d.entries.iter().enumerate() {
-        let label = if i == 0 && d.diagnosed {
-            "diagnosis"
-        } else {
-            "candidate"
-        };
-        let _ = writeln!(
-            out,
-            "\n{}. {label}: {}  [{}]  score {:.2}",
-            i + 1,
-            e.title,
-            e.slug,
-            e.score
-        );
-        let _ = writeln!(out, "   {}", e.url);
-        for ev in e.evidence.iter().take(if i == 0 { 5 } else { 2 }) {
-            let repeat = if ev.count > 1 {
-                format!(" ×{}", ev.count)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                out,
-                "   line {} [{}]{repeat}: {}",
-                ev.line,
-                ev.role,
-                shorten(&ev.text, 140)
-            );
-            if let Some(sig) = &ev.signature {
-                let _ = writeln!(out, "      matches signature: {}", shorten(sig, 120));
-            }
-        }
+        entry(&mut out, d, i, e);
     }
     if !d.collateral.is_empty() {
         let _ = writeln!(out, "\ncollateral (follows from the first failure):");
@@ -119,4 +89,48 @@ pub fn diagnosis(d: &Diagnosis) -> String {
         }
     }
     out
+}
+
+/// One ranked entry with its evidence, cues and the reasoning from numbers; no raw scores.
+fn entry(out: &mut String, d: &Diagnosis, i: usize, e: &errata_search::diagnose::DiagnosedEntry) {
+    let label = match (i, d.outcome) {
+        (0, Outcome::Diagnosis) => "diagnosis",
+        (_, Outcome::Possible) => "possibly",
+        _ => "candidate",
+    };
+    let _ = writeln!(out, "\n{}. {label}: {}  [{}]", i + 1, e.title, e.slug);
+    let _ = writeln!(out, "   {}", e.url);
+    for why in &e.reasons {
+        let _ = writeln!(out, "   reasoning: {why}");
+    }
+    for ev in e.evidence.iter().take(if i == 0 { 5 } else { 2 }) {
+        let repeat = if ev.count > 1 {
+            format!(" ×{}", ev.count)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "   line {} [{}]{repeat}: {}",
+            ev.line,
+            ev.role,
+            shorten(&ev.text, 140)
+        );
+        if let Some(sig) = &ev.signature {
+            let _ = writeln!(out, "      matches signature: {}", shorten(sig, 120));
+        }
+    }
+    for cue in e.cues.iter().take(3) {
+        let where_ = match cue.kind {
+            errata_search::log::cues::CueKind::Frame => "in a traceback frame",
+            errata_search::log::cues::CueKind::Line => "in the log",
+        };
+        let _ = writeln!(
+            out,
+            "   line {}: `{}` {where_}: {}",
+            cue.line,
+            cue.cue,
+            shorten(&cue.text, 120)
+        );
+    }
 }

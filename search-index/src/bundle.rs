@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Document;
+use crate::{Cues, Document};
 
 pub const MAGIC: &[u8; 8] = b"ERRATAIX";
 pub const VERSION: u32 = 1;
@@ -43,6 +43,9 @@ pub struct DocMeta {
     /// Empty in a first-search shard, which ranks without them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signatures: Vec<String>,
+    /// What else in a log points at the entry; empty in a first-search shard.
+    #[serde(default, skip_serializing_if = "Cues::is_empty")]
+    pub cues: Cues,
 }
 
 impl DocMeta {
@@ -56,6 +59,10 @@ impl DocMeta {
             signatures: match shard {
                 Shard::Full => d.signatures.clone(),
                 Shard::First => Vec::new(),
+            },
+            cues: match shard {
+                Shard::Full => d.cues.clone(),
+                Shard::First => Cues::default(),
             },
         }
     }

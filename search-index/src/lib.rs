@@ -35,4 +35,27 @@ pub struct Document {
     pub symptoms: Vec<String>,
     pub summary: String,
     pub body: String,
+    #[serde(default)]
+    pub cues: Cues,
+}
+
+/// What else in a log points at an entry, besides its signatures: text found in traceback
+/// frames (a library path, a function, the source line shown under a frame) and text found in
+/// any other line (a warning printed before the crash).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Cues {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<String>,
+    /// Names from [`diagnose::FINDINGS`]: facts read from a log's numbers that decide for or
+    /// against the entry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
+}
+
+impl Cues {
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty() && self.lines.is_empty() && self.findings.is_empty()
+    }
 }

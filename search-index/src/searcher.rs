@@ -18,9 +18,14 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
+use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
 use crate::Document;
+
+/// A signature term found in the signatures of at most this many entries defines the
+/// signature: a match without it is another message.
+const DEFINING_DOCS: usize = 2;
 
 /// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
 pub const MAX_QUERY_TERMS: usize = 64;
@@ -47,6 +52,10 @@ pub struct Hit {
     pub matched_signature: Option<String>,
     /// The share of that signature's terms found in the query, 0 to 1.
     pub coverage: f32,
+    /// The share of that signature's defining terms (its words that few entries' signatures
+    /// have, such as `flash_attn` or `expandable_segments`) found in the query; 1 when it has
+    /// none.
+    pub defining: f32,
 }
 
 /// The answer to a query, as `errata search --json` prints it and the browser receives it.
@@ -69,6 +78,11 @@ pub struct Searcher {
     ords: Vec<tantivy::columnar::Column<u64>>,
     /// For each document, each signature's terms in order.
     signature_terms: Vec<Vec<Vec<String>>>,
+    /// Terms found in the signatures of at most [`DEFINING_DOCS`] entries.
+    rare: HashSet<String>,
+    /// Every entry's cues, and the entry each belongs to.
+    cues: CueSet,
+    cue_docs: Vec<usize>,
     /// Opened from a first-search shard.
     partial: bool,
 }
@@ -224,10 +238,12 @@ impl Searcher {
                 reason: format!("{num_docs} indexed documents but {} entries", docs.len()),
             });
         }
-        let signature_terms = docs
+        let signature_terms: Vec<Vec<Vec<String>>> = docs
             .iter()
             .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
             .collect();
+        let rare = rare_terms(&signature_terms);
+        let (cues, cue_docs) = cue_set(&docs);
         let ords = reader
             .searcher()
             .segment_readers()
@@ -241,6 +257,9 @@ impl Searcher {
             ords,
             docs,
             signature_terms,
+            rare,
+            cues,
+            cue_docs,
             partial,
         })
     }
@@ -370,7 +389,7 @@ impl Searcher {
             let Some(meta) = self.docs.get(ord as usize) else {
                 continue;
             };
-            let (matched_signature, coverage) =
+            let (matched_signature, coverage, defining) =
                 self.best_signature(ord as usize, &term_set, sequence);
             hits.push(Hit {
                 slug: meta.slug.clone(),
@@ -381,6 +400,7 @@ impl Searcher {
                 score: score * (1.0 + COVERAGE_BOOST * coverage * coverage * coverage),
                 matched_signature,
                 coverage,
+                defining,
             });
         }
         hits.sort_by(|a, b| {
@@ -403,7 +423,7 @@ impl Searcher {
         ord: usize,
         query: &HashSet<&str>,
         sequence: &[String],
-    ) -> (Option<String>, f32) {
+    ) -> (Option<String>, f32, f32) {
         let mut best: Option<(f32, usize, usize)> = None;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
             if sig_terms.is_empty() {
@@ -428,10 +448,66 @@ impl Searcher {
             }
         }
         match best {
-            Some((coverage, _, i)) => (Some(self.docs[ord].signatures[i].clone()), coverage),
-            None => (None, 0.0),
+            Some((coverage, _, i)) => {
+                let defining = self.defining_share(&self.signature_terms[ord][i], query);
+                (
+                    Some(self.docs[ord].signatures[i].clone()),
+                    coverage,
+                    defining,
+                )
+            }
+            None => (None, 0.0, 0.0),
         }
     }
+
+    /// The share of a signature's defining terms found in the query; 1 when it has none.
+    fn defining_share(&self, signature: &[String], query: &HashSet<&str>) -> f32 {
+        let defining: HashSet<&str> = signature
+            .iter()
+            .map(String::as_str)
+            .filter(|t| self.rare.contains(*t))
+            .collect();
+        if defining.is_empty() {
+            return 1.0;
+        }
+        defining.iter().filter(|t| query.contains(*t)).count() as f32 / defining.len() as f32
+    }
+
+    /// Every entry's cues, and for each cue the entry (its place in [`Searcher::docs`]).
+    pub fn cues(&self) -> (&CueSet, &[usize]) {
+        (&self.cues, &self.cue_docs)
+    }
+}
+
+/// The terms found in the signatures of at most [`DEFINING_DOCS`] entries.
+fn rare_terms(signature_terms: &[Vec<Vec<String>>]) -> HashSet<String> {
+    let mut docs_with: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for doc in signature_terms {
+        let distinct: HashSet<&str> = doc.iter().flatten().map(String::as_str).collect();
+        for t in distinct {
+            *docs_with.entry(t).or_default() += 1;
+        }
+    }
+    docs_with
+        .into_iter()
+        .filter(|&(_, n)| n <= DEFINING_DOCS)
+        .map(|(t, _)| t.to_owned())
+        .collect()
+}
+
+/// One cue set over every entry's cues.
+fn cue_set(docs: &[DocMeta]) -> (CueSet, Vec<usize>) {
+    let mut cues = Vec::new();
+    let mut owners = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        let frames = d.cues.frames.iter().map(|c| (c.clone(), CueKind::Frame));
+        let lines = d.cues.lines.iter().map(|c| (c.clone(), CueKind::Line));
+        for cue in frames.chain(lines) {
+            cues.push(cue);
+            owners.push(i);
+        }
+    }
+    (CueSet::new(&cues), owners)
 }
 
 /// The length of the longest run of `signature`'s terms that appears, in order and adjacent,

@@ -379,6 +379,7 @@ mod tests {
             symptoms: vec!["it stops".into()],
             summary: format!("Entry {i}."),
             body: "Body text.".into(),
+            cues: Default::default(),
         }
     }
 

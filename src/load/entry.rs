@@ -81,6 +81,8 @@ pub struct Origin {
 pub struct Cues {
     pub frames: Vec<String>,
     pub lines: Vec<String>,
+    /// Names from [`errata_search::diagnose::FINDINGS`].
+    pub findings: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

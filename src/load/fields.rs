@@ -264,7 +264,34 @@ pub(super) fn cues(sink: &mut Sink, raw: RawCues) -> Cues {
     Cues {
         frames: cue_list(sink, "frames", raw.frames),
         lines: cue_list(sink, "lines", raw.lines),
+        findings: findings(sink, raw.findings),
     }
+}
+
+/// Findings must be ones errata reads.
+fn findings(sink: &mut Sink, raw: Vec<String>) -> Vec<String> {
+    let known = errata_search::diagnose::FINDINGS.map(|(name, _)| name);
+    let mut out = Vec::new();
+    for name in raw {
+        let name = name.trim().to_owned();
+        if known.contains(&name.as_str()) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+            continue;
+        }
+        let hint = match did_you_mean(&name, known) {
+            Some(m) => format!("did you mean `{m}`?"),
+            None => format!("findings errata reads: {}", known.join(", ")),
+        };
+        sink.at(
+            "cues",
+            Some(&name),
+            format!("unknown finding `{name}`"),
+            Some(hint),
+        );
+    }
+    out
 }
 
 fn cue_list(sink: &mut Sink, which: &str, list: Vec<String>) -> Vec<String> {

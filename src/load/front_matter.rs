@@ -166,10 +166,14 @@ pub struct RawCues {
     /// Text found in any other line of the log, such as a warning printed before the crash.
     #[serde(default)]
     pub lines: Vec<String>,
+    /// Facts errata reads from the numbers of a log that decide for or against this entry,
+    /// e.g. `oom-fragmentation` (README, "Diagnose a log").
+    #[serde(default)]
+    pub findings: Vec<String>,
 }
 
 /// Keys of `cues`, for "did you mean" hints.
-pub const CUE_FIELDS: [&str; 2] = ["frames", "lines"];
+pub const CUE_FIELDS: [&str; 3] = ["frames", "lines", "findings"];
 
 /// A link to upstream documentation or an issue thread.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -39,5 +39,10 @@ pub fn document(site: &Site, i: usize) -> Document {
         .collect::<Vec<_>>()
         .join(" "),
         body: plain_text(&e.body),
+        cues: errata_search::Cues {
+            frames: e.cues.frames.clone(),
+            lines: e.cues.lines.clone(),
+            findings: e.cues.findings.clone(),
+        },
     }
 }

@@ -127,7 +127,14 @@ fn multi_rank_log_names_the_first_failing_rank_and_the_collateral() {
     let (searcher, _) = searcher();
     let text = std::fs::read_to_string(log("multi-rank-oom.log")).unwrap();
     let d = diagnose(&searcher, &text).unwrap();
-    assert!(d.diagnosed, "{d:#?}");
+    // The OOM message is several entries' (batch, activation spike, long sequences): named as
+    // possible, with the batch entry first.
+    assert_eq!(
+        d.outcome,
+        errata_search::diagnose::Outcome::Possible,
+        "{d:#?}"
+    );
+    assert_eq!(d.entries[0].slug, "cuda-oom-batch-too-large");
     assert!(
         d.entries[0].url.starts_with("memory/"),
         "top entry {}",
@@ -166,21 +173,36 @@ fn multi_rank_log_names_the_first_failing_rank_and_the_collateral() {
 #[test]
 fn diagnose_cli_text_and_json() {
     let path = log("multi-rank-oom.log");
+    // A CUDA OOM and nothing else that tells its causes apart: candidates, no claim (exit 1).
     let r = errata(&["diagnose", path.to_str().unwrap()]);
-    r.assert_exit(0)
+    r.assert_exit(1)
+        .stdout_has("Possibly CUDA Out of Memory")
+        .stdout_has("1. possibly:")
         .stdout_has("first failing line")
         .stdout_has("(rank 3)")
         .stdout_has("collateral");
+    assert!(
+        !r.stdout.contains("score"),
+        "raw scores in the human output\n{r}"
+    );
     let r = errata(&["diagnose", "--json", path.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["first_failure"]["ranks"][0], 3);
-    assert_eq!(v["diagnosed"], true);
+    assert_eq!(
+        (v["diagnosed"].clone(), v["outcome"].clone()),
+        (false.into(), "possible".into())
+    );
+    assert!(
+        v["entries"][0]["score"].is_number(),
+        "--json keeps the scores"
+    );
 }
 
 #[test]
 fn a_clean_log_says_so() {
     let r = errata(&["diagnose", log("clean-run.log").to_str().unwrap()]);
-    r.assert_exit(1).stdout_has("no recognisable failure");
+    r.assert_exit(1)
+        .stdout_has("No entry explains this log: no error lines found in 200 lines.");
 }
 
 #[test]

@@ -4,13 +4,17 @@
 //! per entry: the strongest line counts fully, the others add a share, and each line weighs by
 //! what it is (the final exception line of a traceback most, a warning least, a collateral error
 //! little). The lines before an exception (where it was raised) add to entries the line itself
-//! matched.
+//! matched. Cues an entry declares add to it where they turn up (a frame cue weighs more than a
+//! line cue), even in a log whose error line is missing; and a finding read from the numbers
+//! of the first out-of-memory message raises or lowers the entries decided by it.
 
 use std::collections::BTreeMap;
 
-use super::{DiagnosedEntry, Evidence, Role};
-use crate::bundle::BundleError;
-use crate::log::{ErrorLine, LineKind};
+use super::oom::{Fragmentation, OomNumbers};
+use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
+use crate::bundle::{BundleError, DocMeta};
+use crate::log::cues::CueKind;
+use crate::log::{ErrorLine, LineKind, LogReport};
 use crate::searcher::{Hit, Searcher};
 
 /// Entries reported.
@@ -23,25 +27,72 @@ const HITS_PER_LINE: usize = 5;
 const SUPPORT_SHARE: f32 = 0.3;
 /// How much the lines before an exception (where it was raised) weigh against the line itself.
 const CONTEXT_WEIGHT: f32 = 0.25;
+/// What a frame cue and a line cue add, as a share of the best line's score in the log.
+const FRAME_CUE_SHARE: f32 = 0.5;
+const LINE_CUE_SHARE: f32 = 0.35;
+/// The score a cue's share is taken of when no line matched any entry.
+const CUE_BASE: f32 = 10.0;
+/// Cues counted per entry.
+const MAX_CUES: usize = 3;
+/// What a finding multiplies an entry's score by when it speaks for the entry, and against.
+const FINDING_FOR: f32 = 1.5;
+const FINDING_AGAINST: f32 = 0.25;
+/// How far ahead of the others an entry a finding speaks for is put.
+const FINDING_LEAD: f32 = 1.1;
 
 /// What one entry has gathered so far.
 struct Acc {
     best: f32,
     rest: f32,
     context: f32,
+    cue_score: f32,
+    /// What findings multiply the score by.
+    factor: f32,
     evidence: Vec<Evidence>,
-    hit: Hit,
+    cues: Vec<CueEvidence>,
+    reasons: Vec<String>,
+    ruled_out: bool,
+    meta: DocMeta,
 }
 
-/// The entries the lines point at, best first, at most [`MAX_ENTRIES`]; `cause` is the place of
+impl Acc {
+    fn new(meta: DocMeta) -> Acc {
+        Acc {
+            best: 0.0,
+            rest: 0.0,
+            context: 0.0,
+            cue_score: 0.0,
+            factor: 1.0,
+            evidence: Vec::new(),
+            cues: Vec::new(),
+            reasons: Vec::new(),
+            ruled_out: false,
+            meta,
+        }
+    }
+}
+
+fn meta_of(hit: &Hit) -> DocMeta {
+    DocMeta {
+        slug: hit.slug.clone(),
+        title: hit.title.clone(),
+        url: hit.url.clone(),
+        category: hit.category.clone(),
+        severity: hit.severity.clone(),
+        signatures: Vec::new(),
+        cues: Default::default(),
+    }
+}
+
+/// The entries the log points at, best first, at most [`MAX_ENTRIES`]; `cause` is the place of
 /// the first failing line.
 pub(super) fn ranked_entries(
     searcher: &Searcher,
-    lines: &[ErrorLine],
+    report: &LogReport,
     cause: Option<usize>,
 ) -> Result<Vec<DiagnosedEntry>, BundleError> {
     let mut per_entry: BTreeMap<String, Acc> = BTreeMap::new();
-    for (i, line) in lines.iter().enumerate() {
+    for (i, line) in report.error_lines.iter().enumerate() {
         let role = role(line, Some(i) == cause);
         let w = weight(line, role);
         for hit in searcher.search(&line.text, HITS_PER_LINE)? {
@@ -57,7 +108,10 @@ pub(super) fn ranked_entries(
             }
         }
     }
+    add_cues(searcher, report, &mut per_entry);
+    apply_findings(searcher, &report.error_lines, &mut per_entry);
     let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
+    put_findings_first(&mut entries);
     entries.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -67,15 +121,119 @@ pub(super) fn ranked_entries(
     Ok(entries)
 }
 
+/// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
+/// outweigh: an entry a finding speaks for goes ahead of every entry none speaks for.
+fn put_findings_first(entries: &mut [DiagnosedEntry]) {
+    let supported = |e: &DiagnosedEntry| !e.reasons.is_empty() && !e.ruled_out;
+    let best_other = entries
+        .iter()
+        .filter(|e| !supported(e))
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    for e in entries.iter_mut().filter(|e| supported(e)) {
+        e.score = e.score.max(best_other * FINDING_LEAD);
+    }
+}
+
+/// Adds each cue that turned up to its entry, as a share of the best line's score.
+fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<String, Acc>) {
+    let best = per_entry.values().map(|a| a.best).fold(0.0, f32::max);
+    let base = if best > 0.0 { best } else { CUE_BASE };
+    let (cues, owners) = searcher.cues();
+    for hit in &report.cue_hits {
+        let Some(meta) = owners.get(hit.cue).and_then(|&d| searcher.docs().get(d)) else {
+            continue;
+        };
+        let acc = per_entry
+            .entry(meta.slug.clone())
+            .or_insert_with(|| Acc::new(meta.clone()));
+        if acc.cues.len() >= MAX_CUES {
+            continue;
+        }
+        let kind = cues.kind(hit.cue);
+        let share = match kind {
+            CueKind::Frame => FRAME_CUE_SHARE,
+            CueKind::Line => LINE_CUE_SHARE,
+        };
+        acc.cue_score += share * base;
+        acc.cues.push(CueEvidence {
+            line: hit.line,
+            text: hit.text.clone(),
+            cue: cues.text(hit.cue).to_owned(),
+            kind,
+        });
+    }
+}
+
+/// The findings read from the log's lines, for or against the entries that declare them.
+fn apply_findings(searcher: &Searcher, lines: &[ErrorLine], per_entry: &mut BTreeMap<String, Acc>) {
+    let fragmentation = lines
+        .iter()
+        .filter(|l| !l.collateral)
+        .find_map(|l| OomNumbers::of(&l.text).and_then(|n| n.fragmentation()));
+    let findings = [
+        (
+            "oom-fragmentation",
+            fragmentation.map(|f| match f {
+                Fragmentation::Possible(why) => (true, why),
+                Fragmentation::RuledOut(why) => (false, why),
+            }),
+        ),
+        (
+            "host-oom-kill",
+            killed_before_any_error(lines).map(|why| (true, why)),
+        ),
+    ];
+    for (name, verdict) in findings {
+        let Some((speaks_for, why)) = verdict else {
+            continue;
+        };
+        for d in searcher.docs() {
+            if !d.cues.findings.iter().any(|f| f == name) {
+                continue;
+            }
+            if let Some(acc) = per_entry.get_mut(&d.slug) {
+                acc.factor *= if speaks_for {
+                    FINDING_FOR
+                } else {
+                    FINDING_AGAINST
+                };
+                acc.ruled_out |= !speaks_for;
+                acc.reasons.push(why.clone());
+            }
+        }
+    }
+}
+
+/// A process killed with SIGKILL before any Python exception was printed, in words.
+fn killed_before_any_error(lines: &[ErrorLine]) -> Option<String> {
+    const KILLS: [&str; 5] = [
+        "exitcode: -9",
+        "exitcode : -9",
+        "Signals.SIGKILL",
+        "(SIGKILL)",
+        "return code = -9",
+    ];
+    let kill = lines.iter().position(|l| {
+        (l.text == "Killed" || KILLS.iter().any(|k| l.text.contains(k)))
+            && !l.text.contains("DataLoader")
+    })?;
+    let python_error_first = lines[..kill]
+        .iter()
+        .any(|l| l.kind == LineKind::Exception && !l.collateral);
+    (!python_error_first).then(|| {
+        format!(
+            "line {}: the process was killed with SIGKILL and printed no Python error first, which is what the operating system's out-of-memory killer does",
+            lines[kill].line
+        )
+    })
+}
+
 fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, w: f32, hit: Hit) {
     let score = w * hit.score;
-    let acc = per_entry.entry(hit.slug.clone()).or_insert_with(|| Acc {
-        best: 0.0,
-        rest: 0.0,
-        context: 0.0,
-        evidence: Vec::new(),
-        hit: hit.clone(),
-    });
+    let acc = per_entry
+        .entry(hit.slug.clone())
+        .or_insert_with(|| Acc::new(meta_of(&hit)));
     if score > acc.best {
         acc.rest += acc.best;
         acc.best = score;
@@ -89,6 +247,7 @@ fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, 
         count: line.count,
         signature: hit.matched_signature,
         coverage: hit.coverage,
+        defining: hit.defining,
         role,
         score,
     });
@@ -98,22 +257,25 @@ fn entry(mut acc: Acc) -> DiagnosedEntry {
     acc.evidence
         .sort_by(|a, b| b.score.total_cmp(&a.score).then(a.line.cmp(&b.line)));
     acc.evidence.truncate(MAX_EVIDENCE);
-    let Hit {
+    let DocMeta {
         slug,
         title,
         url,
         category,
         severity,
         ..
-    } = acc.hit;
+    } = acc.meta;
     DiagnosedEntry {
         slug,
         title,
         url,
         category,
         severity,
-        score: acc.best + SUPPORT_SHARE * acc.rest + acc.context,
+        score: (acc.best + SUPPORT_SHARE * acc.rest + acc.context + acc.cue_score) * acc.factor,
         evidence: acc.evidence,
+        cues: acc.cues,
+        reasons: acc.reasons,
+        ruled_out: acc.ruled_out,
     }
 }
 

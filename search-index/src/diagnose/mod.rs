@@ -7,14 +7,29 @@
 //! says so.
 
 mod combine;
+pub mod oom;
 mod verdict;
+
+/// The facts errata reads from a log's numbers, which an entry may declare it is decided by
+/// (`cues.findings`), with what each says.
+pub const FINDINGS: [(&str, &str); 2] = [
+    (
+        "oom-fragmentation",
+        "the out-of-memory message's numbers: whether the memory reserved but unallocated could have served the request",
+    ),
+    (
+        "host-oom-kill",
+        "a process killed with SIGKILL (exit code -9, a bare `Killed`) before any Python error: the mark of the operating system's out-of-memory killer",
+    ),
+];
 
 use serde::Serialize;
 
 pub use combine::MAX_ENTRIES;
 
 use crate::bundle::BundleError;
-use crate::log::{read_log, ErrorLine, LineKind, LogReport};
+use crate::log::cues::CueKind;
+use crate::log::{read_log_with, ErrorLine, LineKind, LogReader, LogReport};
 use crate::searcher::Searcher;
 
 /// What an evidence line is to the diagnosis.
@@ -60,8 +75,33 @@ pub struct Evidence {
     /// The entry's signature this line matched best.
     pub signature: Option<String>,
     pub coverage: f32,
+    /// The share of that signature's defining words the line has (see [`crate::Hit`]).
+    pub defining: f32,
     pub role: Role,
     pub score: f32,
+}
+
+/// A cue an entry declares, where it turned up in the log.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CueEvidence {
+    pub line: usize,
+    pub text: String,
+    /// The cue as the entry declares it.
+    pub cue: String,
+    pub kind: CueKind,
+}
+
+/// What the diagnosis claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// An entry explains the log: its signature's wording, defining words included, is in a
+    /// line that is not a consequence of another error, and no finding speaks against it.
+    Diagnosis,
+    /// Candidates, no claim: something points at them, but not enough to name the failure.
+    Possible,
+    /// No entry explains this log.
+    None,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -73,6 +113,15 @@ pub struct DiagnosedEntry {
     pub severity: String,
     pub score: f32,
     pub evidence: Vec<Evidence>,
+    /// The entry's cues that turned up.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cues: Vec<CueEvidence>,
+    /// What the numbers of the log say for or against the entry, in words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    /// A finding speaks against the entry.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ruled_out: bool,
 }
 
 /// A line of the log with its rank.
@@ -86,8 +135,9 @@ pub struct LogRef {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Diagnosis {
-    /// True when an entry matches a signature well enough to name the failure.
+    /// True when the outcome is a diagnosis.
     pub diagnosed: bool,
+    pub outcome: Outcome,
     /// One sentence for people.
     pub message: String,
     pub lines_read: usize,
@@ -110,13 +160,15 @@ fn log_ref(line: &ErrorLine) -> LogRef {
 
 /// Diagnoses a whole log. An error only when the index turns out to be damaged.
 pub fn diagnose(searcher: &Searcher, log: &str) -> Result<Diagnosis, BundleError> {
-    diagnose_report(searcher, read_log(log))
+    let reader = LogReader::watching(searcher.cues().0);
+    diagnose_report(searcher, read_log_with(log, reader))
 }
 
-/// Diagnoses a log already read.
+/// Diagnoses a log already read (with a reader watching for `searcher.cues()`, for cues to
+/// count).
 pub fn diagnose_report(searcher: &Searcher, report: LogReport) -> Result<Diagnosis, BundleError> {
     let cause = cause_index(&report.error_lines);
-    let entries = combine::ranked_entries(searcher, &report.error_lines, cause)?;
+    let entries = combine::ranked_entries(searcher, &report, cause)?;
     let first_failure = cause.map(|i| log_ref(&report.error_lines[i]));
     let collateral = report
         .error_lines

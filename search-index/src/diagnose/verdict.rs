@@ -1,16 +1,23 @@
-//! Whether the best entry names the failure, and the sentence that says so.
+//! The outcome of a diagnosis, and the sentence that says it.
 //!
 //! Takes the log's report, the ranked entries and the first failing line; yields the
-//! [`Diagnosis`]: diagnosed when the best entry's best evidence covers enough of one of its
-//! signatures (more when the log had no error line and only plain lines matched).
+//! [`Diagnosis`]. A diagnosis needs the best entry to have a line that is not a consequence of
+//! another error (not collateral, not a plain line standing in for one) covering enough of one
+//! of its signatures, with that signature's defining words, and no finding against it.
+//! Anything weaker is "possible": candidates, no claim. A log where nothing points at an entry
+//! gets "no entry explains this log", with the error line that was found.
 
-use super::{DiagnosedEntry, Diagnosis, LogRef};
+use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
 use crate::log::{LineKind, LogReport};
 
-/// The signature coverage below which a match is too weak to call a diagnosis.
+/// The signature coverage a line needs to name the failure.
 const MIN_COVERAGE: f32 = 0.5;
 /// The same, when the log has no error line and only its plain lines matched.
 const MIN_CONTEXT_COVERAGE: f32 = 0.8;
+/// The share of a signature's defining words a line needs to name the failure.
+const MIN_DEFINING: f32 = 0.75;
+/// Another entry whose signature the same line covers to within this much matches it as well.
+const SAME_MATCH: f32 = 0.05;
 
 pub(super) fn decide(
     report: &LogReport,
@@ -18,37 +25,34 @@ pub(super) fn decide(
     first_failure: Option<LogRef>,
     collateral: Vec<LogRef>,
 ) -> Diagnosis {
-    let best_coverage = entries.first().map_or(0.0, |e| {
-        e.evidence.iter().map(|v| v.coverage).fold(0.0, f32::max)
-    });
     let only_context = report
         .error_lines
         .iter()
         .all(|l| l.kind == LineKind::Context);
-    let threshold = if only_context {
-        MIN_CONTEXT_COVERAGE
-    } else {
-        MIN_COVERAGE
+    let outcome = match entries.first() {
+        None => Outcome::None,
+        Some(top) if names_the_failure(top, &entries[1..], only_context) => Outcome::Diagnosis,
+        Some(_) if only_context && entries.iter().all(|e| e.cues.is_empty()) => Outcome::None,
+        Some(_) => Outcome::Possible,
     };
-    let diagnosed = !entries.is_empty() && best_coverage >= threshold;
+    if outcome == Outcome::None {
+        entries.clear();
+    }
     let error_lines = if only_context {
         0
     } else {
         report.error_lines.len()
     };
-    if only_context && !diagnosed {
-        entries.clear();
-    }
     let message = message(
         report,
         &entries,
         first_failure.as_ref(),
-        diagnosed,
-        only_context,
+        outcome,
         error_lines,
     );
     Diagnosis {
-        diagnosed,
+        diagnosed: outcome == Outcome::Diagnosis,
+        outcome,
         message,
         lines_read: report.lines_read,
         error_lines,
@@ -58,41 +62,91 @@ pub(super) fn decide(
     }
 }
 
+/// Whether the entry's evidence is enough to name the failure. When another candidate matches
+/// the same line as well (one message, several causes: a CUDA OOM), the message alone cannot
+/// tell them apart, and only a cue or a finding for the entry can.
+fn names_the_failure(
+    entry: &DiagnosedEntry,
+    others: &[DiagnosedEntry],
+    only_context: bool,
+) -> bool {
+    let threshold = if only_context {
+        MIN_CONTEXT_COVERAGE
+    } else {
+        MIN_COVERAGE
+    };
+    let decisive = |e: &&Evidence| {
+        e.role != Role::Collateral
+            && (only_context || e.role != Role::Context)
+            && e.coverage >= threshold
+            && e.defining >= MIN_DEFINING
+    };
+    let Some(best) = entry
+        .evidence
+        .iter()
+        .filter(decisive)
+        .max_by(|a, b| a.coverage.total_cmp(&b.coverage))
+    else {
+        return false;
+    };
+    if entry.ruled_out {
+        return false;
+    }
+    let shared = others.iter().any(|o| {
+        !o.ruled_out
+            && o.evidence.iter().any(|e| {
+                e.line == best.line
+                    && e.coverage + SAME_MATCH >= best.coverage
+                    && e.defining >= MIN_DEFINING
+            })
+    });
+    let separated = !entry.cues.is_empty() || (!entry.reasons.is_empty() && !entry.ruled_out);
+    !shared || separated
+}
+
 /// One sentence for people.
 fn message(
     report: &LogReport,
     entries: &[DiagnosedEntry],
     first_failure: Option<&LogRef>,
-    diagnosed: bool,
-    only_context: bool,
+    outcome: Outcome,
     error_lines: usize,
 ) -> String {
-    if only_context && !diagnosed {
-        format!(
-            "No error lines found in {} lines of log: no recognisable failure.",
-            report.lines_read
-        )
-    } else if only_context {
-        format!("No error lines found; the text reads like {} (matched by its wording, not an error line).", entries[0].title)
-    } else if entries.is_empty() {
-        format!("Found {error_lines} error line(s), but no entry matches them: no recognisable failure.")
-    } else if !diagnosed {
-        format!("Found {error_lines} error line(s); no entry matches a known error signature closely. The closest entries are listed.")
-    } else {
-        let top = &entries[0];
-        match first_failure {
-            Some(f) => {
-                let rank = f
-                    .ranks
-                    .first()
-                    .map(|r| format!(", rank {r}"))
-                    .unwrap_or_default();
-                format!(
-                    "Likely {} (first failing line {}{rank}).",
-                    top.title, f.line
-                )
-            }
-            None => format!("Likely {}.", top.title),
+    let at = |f: &LogRef| {
+        let rank = f
+            .ranks
+            .first()
+            .map(|r| format!(", rank {r}"))
+            .unwrap_or_default();
+        format!("line {}{rank}", f.line)
+    };
+    match outcome {
+        Outcome::Diagnosis => match first_failure {
+            Some(f) => format!(
+                "Likely {} (first failing line {}).",
+                entries[0].title,
+                at(f).trim_start_matches("line ")
+            ),
+            None => format!("Likely {}.", entries[0].title),
+        },
+        Outcome::Possible => {
+            let names: Vec<&str> = entries.iter().take(3).map(|e| e.title.as_str()).collect();
+            format!(
+                "Possibly {}: something in the log points there, but no entry's signature matches the error closely enough to name it.",
+                names.join(", or ")
+            )
         }
+        Outcome::None => match first_failure {
+            Some(f) => format!(
+                "No entry explains this log. The first error found is at {}: {}",
+                at(f),
+                f.text
+            ),
+            None if error_lines == 0 => format!(
+                "No entry explains this log: no error lines found in {} lines.",
+                report.lines_read
+            ),
+            None => format!("No entry explains this log ({error_lines} error line(s) found)."),
+        },
     }
 }

@@ -136,25 +136,66 @@ fn strip_progress_bar(s: &str) -> Option<String> {
         return Some(s.to_owned());
     };
     let after = &after_bar[close + 1..];
-    // the stats block `[00:10<00:12, 4.5it/s]`
-    let after = match after.find(']') {
-        Some(end)
-            if after[..end].contains('<')
-                || after[..end].contains("it/s")
-                || after[..end].contains("s/it") =>
-        {
-            &after[end + 1..]
-        }
-        _ => after.trim_start().split_once(' ').map_or("", |(_, r)| r),
+    // the stats block `[00:10<00:12, 4.5it/s]`, whose `key=value` postfix (`loss=nan`) is kept
+    let (postfix, after) = match stats_end(after) {
+        Some(end) => (postfix(&after[..end]), &after[end + 1..]),
+        None => (
+            String::new(),
+            after.trim_start().split_once(' ').map_or("", |(_, r)| r),
+        ),
     };
-    let kept = after.trim();
-    (!kept.is_empty()).then(|| kept.to_owned())
+    let kept = [postfix.as_str(), after.trim()]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!kept.is_empty()).then_some(kept)
+}
+
+/// Where the stats block after a bar closes: the last `]` of `[elapsed<left, rate, k=v...]`,
+/// whose postfix values may hold brackets of their own (`loss=[nan.0]`).
+fn stats_end(after: &str) -> Option<usize> {
+    let first = after.find(']')?;
+    let block = &after[..first];
+    if !(block.contains('<') || block.contains("it/s") || block.contains("s/it")) {
+        return None;
+    }
+    let mut depth = 0i32;
+    for (i, c) in after.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth <= 1 => return Some(i),
+            ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    Some(first)
+}
+
+/// The `key=value` items of a stats block (`v_num=3, loss=nan`), which tqdm's postfix prints.
+fn postfix(block: &str) -> String {
+    block
+        .split(", ")
+        .filter(|item| item.contains('='))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Strips one leading prefix; returns the rest and a rank if the prefix named one.
 fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     if let Some(rest) = strip_timestamp(s) {
         return (rest, None);
+    }
+    // Ray's and vLLM's worker prefixes: `(RayWorker pid=123)`, `(VllmWorkerProcess pid=307)`
+    if let Some(inner_end) = s.strip_prefix('(').and_then(|r| r.find(')')) {
+        if s[1..1 + inner_end].contains("pid=") {
+            return (&s[inner_end + 2..], None);
+        }
+    }
+    // a logger's `file.py:233]` after the level and time (vLLM, glog-like formats)
+    let head_end = s.find(' ').unwrap_or(s.len());
+    if s[..head_end].ends_with(']') && s[..head_end].contains(".py:") {
+        return (&s[head_end..], None);
     }
     if let Some(inner_end) = s.strip_prefix('[').and_then(|r| r.find(']')) {
         let inner = &s[1..1 + inner_end];
@@ -295,6 +336,15 @@ fn strip_timestamp(s: &str) -> Option<&str> {
         if matches!(b.get(10), Some(b' ' | b'T')) && digits(11, 2) && b.get(13) == Some(&b':') {
             end = 11;
         }
+    } else if digits(0, 2)
+        && b.get(2) == Some(&b'-')
+        && digits(3, 2)
+        && b.get(5) == Some(&b' ')
+        && digits(6, 2)
+        && b.get(8) == Some(&b':')
+    {
+        // a month and day without the year: `01-19 03:55:24`
+        end = 6;
     }
     if digits(end, 2) && b.get(end + 2) == Some(&b':') && digits(end + 3, 2) {
         end += 5;

@@ -10,6 +10,7 @@
 
 pub mod classify;
 pub mod clean;
+pub mod cues;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -57,11 +58,17 @@ pub struct ErrorLine {
 pub struct LogReport {
     pub lines_read: usize,
     pub error_lines: Vec<ErrorLine>,
+    /// Where each cue watched for first turned up (see [`LogReader::watching`]).
+    pub cue_hits: Vec<cues::CueHit>,
 }
 
 /// Reads a whole log.
 pub fn read_log(text: &str) -> LogReport {
-    let mut reader = LogReader::default();
+    read_log_with(text, LogReader::default())
+}
+
+/// Reads a whole log with `reader` (one watching for cues, say).
+pub fn read_log_with(text: &str, mut reader: LogReader) -> LogReport {
     if text.is_empty() {
         return reader.finish();
     }

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::classify::{classify, exception_head, is_collateral, is_frame, is_warning_class};
 use super::clean::{clean_line, CleanLine};
+use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
 use super::{ErrorLine, LineKind, LogReport};
 use crate::tokenizer::terms;
 
@@ -22,7 +23,12 @@ const CONTEXT_BEFORE: usize = 8;
 
 /// Reads a log a physical line at a time.
 #[derive(Debug, Default)]
-pub struct LogReader {
+pub struct LogReader<'c> {
+    /// The cues to watch for, if any.
+    cues: Option<&'c CueSet>,
+    /// Where the cues turned up, outside tracebacks and in finished ones, each cue once.
+    cue_hits: Vec<CueHit>,
+    cue_seen: HashSet<usize>,
     lines_read: usize,
     folded: Vec<ErrorLine>,
     /// Each folded line's place, by its fold key.
@@ -44,9 +50,19 @@ struct RankState {
     recent: VecDeque<String>,
     /// An IPython traceback header naming an exception whose final line has not come (yet).
     pending: Option<ErrorLine>,
+    /// Cues found in the traceback being read, kept until its exception line.
+    cues: Vec<CueHit>,
 }
 
-impl LogReader {
+impl<'c> LogReader<'c> {
+    /// A reader that also reports where each of `cues` first turns up.
+    pub fn watching(cues: &'c CueSet) -> LogReader<'c> {
+        LogReader {
+            cues: Some(cues),
+            ..LogReader::default()
+        }
+    }
+
     /// Reads the next physical line, without its newline; a `\r` inside it starts a new
     /// segment, as a terminal would overwrite the line.
     pub fn line(&mut self, physical: &str) {
@@ -60,6 +76,28 @@ impl LogReader {
 
     fn segment(&mut self, line: CleanLine) {
         let number = self.lines_read;
+        let state = self.ranks.entry(line.rank).or_default();
+        if let Some(cues) = self.cues {
+            let in_frame = state.in_traceback || line.indented || is_frame(&line.text);
+            for cue in cues.find(&line.text, in_frame) {
+                let hit = CueHit {
+                    cue,
+                    line: number,
+                    text: line.text.clone(),
+                };
+                // A traceback's cues count once its exception line shows it is not a
+                // consequence of another error (a launcher's summary, say).
+                if state.in_traceback {
+                    if state.cues.len() < MAX_CUE_HITS {
+                        state.cues.push(hit);
+                    }
+                } else if !(self.first_error_seen && is_collateral(&line.text))
+                    && self.cue_seen.insert(cue)
+                {
+                    self.cue_hits.push(hit);
+                }
+            }
+        }
         let state = self.ranks.entry(line.rank).or_default();
         if let Some(at) = line.text.find("Traceback (most recent call last)") {
             let header = ipython_header(&line, at, number);
@@ -82,6 +120,14 @@ impl LogReader {
             }
             state.in_traceback = false;
             state.pending = None;
+            let cues = std::mem::take(&mut state.cues);
+            if !(self.first_error_seen && is_collateral(&line.text)) {
+                for hit in cues {
+                    if self.cue_seen.insert(hit.cue) {
+                        self.cue_hits.push(hit);
+                    }
+                }
+            }
             Some(if is_warning_class(&line.text) {
                 LineKind::Warning
             } else {
@@ -177,8 +223,17 @@ impl LogReader {
 
     /// The report of everything read.
     pub fn finish(mut self) -> LogReport {
-        let pending = self.ranks.into_values().filter_map(|state| state.pending);
+        let mut pending = Vec::new();
+        for state in self.ranks.into_values() {
+            // A traceback cut before its exception line: its frames are all there is.
+            self.cue_hits.extend(state.cues);
+            pending.extend(state.pending);
+        }
         self.headers.extend(pending);
+        // Each cue once, where it first turned up.
+        self.cue_hits.sort_by_key(|h| h.line);
+        let mut seen = HashSet::new();
+        self.cue_hits.retain(|h| seen.insert(h.cue));
         // Of several headers naming one exception, the earliest is kept.
         self.headers.sort_by_key(|h| h.line);
         for header in self.headers {
@@ -191,6 +246,7 @@ impl LogReader {
         self.folded.sort_by_key(|e| e.line);
         LogReport {
             lines_read: self.lines_read,
+            cue_hits: self.cue_hits,
             error_lines: if self.folded.is_empty() {
                 self.context
             } else {

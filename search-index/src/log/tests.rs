@@ -237,3 +237,49 @@ fn a_line_at_a_time_equals_the_whole_text() {
     }
     assert_eq!(reader.finish(), read_log(log));
 }
+
+/// tqdm's postfix (`loss=nan`) is kept when the bar is dropped: it is where a run's loss shows.
+#[test]
+fn a_progress_bars_postfix_is_kept() {
+    assert_eq!(
+        clean("Epoch 0:   2%|▏   | 20/1000 [00:20<16:20,  1.00it/s, v_num=1, loss=[nan.0]]")
+            .unwrap()
+            .0,
+        "v_num=1, loss=[nan.0]"
+    );
+    assert_eq!(
+        classify("v_num=1, loss=[nan.0]"),
+        Some(LineKind::Error),
+        "a nan loss is an error line"
+    );
+}
+
+/// Ray's and vLLM's worker prefixes and a date without its year are prefixes, not text.
+#[test]
+fn worker_prefixes_and_month_day_dates() {
+    assert_eq!(
+        clean("(VllmWorkerProcess pid=307) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233] RuntimeError: boom")
+            .unwrap()
+            .0,
+        "RuntimeError: boom"
+    );
+    assert_eq!(
+        clean("(RayWorker pid=12) RuntimeError: boom").unwrap().0,
+        "RuntimeError: boom"
+    );
+}
+
+/// Cues in a traceback count once its exception line shows it is not collateral; a traceback
+/// cut before its exception line keeps them.
+#[test]
+fn cues_of_collateral_tracebacks_are_dropped() {
+    use super::cues::{CueKind, CueSet};
+    let cues = CueSet::new(&[
+        ("launcher/api.py".to_owned(), CueKind::Frame),
+        ("_inductor/".to_owned(), CueKind::Frame),
+    ]);
+    let log = "RuntimeError: first\nTraceback (most recent call last):\n  File \"x/launcher/api.py\", line 1\ntorch.distributed.elastic.multiprocessing.errors.ChildFailedError:\nTraceback (most recent call last):\n  File \"x/_inductor/y.py\", line 2\n";
+    let report = read_log_with(log, LogReader::watching(&cues));
+    let hits: Vec<usize> = report.cue_hits.iter().map(|h| h.cue).collect();
+    assert_eq!(hits, [1], "{report:?}");
+}

@@ -79,6 +79,7 @@ mod tests {
             severity: "high".into(),
             signatures: vec!["Watchdog caught collective operation timeout".into()],
             body: "Raise the collective timeout only after finding the stalled rank.".into(),
+            cues: Default::default(),
             ..Default::default()
         }
     }

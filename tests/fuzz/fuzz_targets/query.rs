@@ -20,6 +20,7 @@ fn searcher() -> &'static Searcher {
             symptoms: vec!["the step fails".into()],
             summary: format!("{title}."),
             body: format!("# {title}\n\nWhy it happens and how to fix it."),
+            cues: Default::default(),
         };
         Searcher::from_documents(&[
             doc(

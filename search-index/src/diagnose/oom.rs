@@ -1,0 +1,197 @@
+//! The numbers inside an out-of-memory message, and what they rule out.
+//!
+//! Takes an error line; yields the sizes it states, in bytes: the request, the device's
+//! capacity and free memory, what is allocated, reserved, and reserved but unallocated, in the
+//! wordings of PyTorch 1.x (`(GPU 0; 15.78 GiB total capacity; 12.68 GiB already allocated;
+//! 718.75 MiB free; 13.63 GiB reserved in total by PyTorch)`), PyTorch 2.x (`GPU 0 has a total
+//! capacity of ... of which ... is free. ... Of the allocated memory ... is allocated by
+//! PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out of memory
+//! trying to allocate`) and XLA (`Out of memory while trying to allocate N bytes`). From them,
+//! whether allocator fragmentation can explain the failure: only when the memory reserved but
+//! unallocated could have held the request.
+
+/// The share of the memory the allocator holds that must be free (reserved but unallocated)
+/// for fragmentation to explain an OOM.
+pub const FRAGMENTED_SHARE: f64 = 0.1;
+
+/// What an OOM message says, in bytes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OomNumbers {
+    pub requested: Option<f64>,
+    pub capacity: Option<f64>,
+    pub free: Option<f64>,
+    pub allocated: Option<f64>,
+    pub reserved: Option<f64>,
+    pub reserved_unallocated: Option<f64>,
+}
+
+/// Whether fragmentation can explain an OOM, and the sentence that shows why.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fragmentation {
+    /// The reserved-but-unallocated memory could have held the request.
+    Possible(String),
+    /// It could not: fragmentation cannot explain the failure.
+    RuledOut(String),
+}
+
+impl OomNumbers {
+    /// The numbers of `line`, when it is an out-of-memory message that states a request.
+    pub fn of(line: &str) -> Option<OomNumbers> {
+        let lower = line.to_ascii_lowercase();
+        if !(lower.contains("out of memory") || lower.contains("oom when allocating")) {
+            return None;
+        }
+        let n = OomNumbers {
+            requested: size_after(&lower, "tried to allocate")
+                .or_else(|| size_after(&lower, "trying to allocate")),
+            capacity: size_after(&lower, "total capacity of")
+                .or_else(|| size_before(&lower, "total capacity")),
+            free: size_after(&lower, "of which").or_else(|| size_before(&lower, "free;")),
+            allocated: size_before(&lower, "is allocated by pytorch")
+                .or_else(|| size_before(&lower, "already allocated")),
+            reserved: size_before(&lower, "reserved in total by pytorch"),
+            reserved_unallocated: size_before(&lower, "is reserved by pytorch but unallocated"),
+        };
+        n.requested.is_some().then_some(n)
+    }
+
+    /// The memory reserved by the allocator but not allocated to tensors, stated or derived.
+    fn unallocated(&self) -> Option<f64> {
+        self.reserved_unallocated.or_else(|| {
+            let (reserved, allocated) = (self.reserved?, self.allocated?);
+            Some((reserved - allocated).max(0.0))
+        })
+    }
+
+    /// Whether fragmentation can explain this OOM; `None` when the message does not say
+    /// enough. It can when the memory reserved but unallocated could have held the request
+    /// and is a real part of what the allocator holds ([`FRAGMENTED_SHARE`]); a sliver of
+    /// slack beside memory nearly all allocated to tensors is not what ran the device out.
+    pub fn fragmentation(&self) -> Option<Fragmentation> {
+        let (requested, unallocated) = (self.requested?, self.unallocated()?);
+        let said = format!(
+            "{} requested, {} reserved but unallocated",
+            human(requested),
+            human(unallocated)
+        );
+        if unallocated < requested {
+            return Some(Fragmentation::RuledOut(format!(
+                "{said}: fragmentation cannot explain this"
+            )));
+        }
+        let held = unallocated + self.allocated.unwrap_or(0.0);
+        if unallocated < FRAGMENTED_SHARE * held {
+            return Some(Fragmentation::RuledOut(format!(
+                "{said} of {} the allocator holds: nearly all of it is in use by tensors, so fragmentation is not what ran out the memory",
+                human(held)
+            )));
+        }
+        Some(Fragmentation::Possible(format!(
+            "{said}: the allocator holds enough free memory for the request, but in pieces too small (fragmentation)"
+        )))
+    }
+}
+
+/// A size written as `2.00 GiB`, `718.75 MiB`, `23.84GiB`, `1048576 bytes`, in bytes.
+fn parse_size(text: &str) -> Option<f64> {
+    let text = text.trim_start();
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .unwrap_or(text.len());
+    let number: f64 = text[..end].replace(',', "").parse().ok()?;
+    let unit = text[end..].trim_start();
+    let scale = [
+        ("tib", 1024f64.powi(4)),
+        ("gib", 1024f64.powi(3)),
+        ("mib", 1024f64.powi(2)),
+        ("kib", 1024.0),
+        ("tb", 1e12),
+        ("gb", 1e9),
+        ("mb", 1e6),
+        ("kb", 1e3),
+        ("bytes", 1.0),
+        ("b", 1.0),
+    ]
+    .into_iter()
+    .find(|(u, _)| unit.starts_with(u))?
+    .1;
+    Some(number * scale)
+}
+
+/// The size right after `marker`.
+fn size_after(text: &str, marker: &str) -> Option<f64> {
+    let at = text.find(marker)? + marker.len();
+    parse_size(&text[at..])
+}
+
+/// The size right before `marker` (`12.68 GiB already allocated`).
+fn size_before(text: &str, marker: &str) -> Option<f64> {
+    let at = text.find(marker)?;
+    let before = text[..at].trim_end();
+    let unit_start = before.rfind(|c: char| c.is_ascii_digit())? + 1;
+    let number_start = before[..unit_start]
+        .rfind(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .map_or(0, |i| i + 1);
+    parse_size(&before[number_start..])
+}
+
+/// A size for people: `1.96 GiB`, `206 MiB`.
+fn human(bytes: f64) -> String {
+    let gib = bytes / 1024f64.powi(3);
+    if gib >= 1.0 {
+        format!("{gib:.2} GiB")
+    } else {
+        format!("{:.0} MiB", bytes / 1024f64.powi(2))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    const MIB: f64 = 1024.0 * 1024.0;
+
+    #[test]
+    fn reads_pytorch_2_wording() {
+        let line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.53 GiB memory in use. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 206.02 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.";
+        let n = OomNumbers::of(line).unwrap();
+        assert_eq!(n.requested, Some(1.96 * GIB));
+        assert_eq!(n.capacity, Some(23.64 * GIB));
+        assert_eq!(n.free, Some(1.10 * GIB));
+        assert_eq!(n.allocated, Some(21.90 * GIB));
+        assert_eq!(n.reserved_unallocated, Some(206.02 * MIB));
+        match n.fragmentation() {
+            Some(Fragmentation::RuledOut(why)) => assert_eq!(
+                why,
+                "1.96 GiB requested, 206 MiB reserved but unallocated: fragmentation cannot explain this"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_pytorch_1_wording_and_derives_the_unallocated_part() {
+        let line = "RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB (GPU 0; 15.78 GiB total capacity; 10.20 GiB already allocated; 300.75 MiB free; 14.10 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.";
+        let n = OomNumbers::of(line).unwrap();
+        assert_eq!(n.requested, Some(512.0 * MIB));
+        assert_eq!(n.capacity, Some(15.78 * GIB));
+        assert_eq!(n.free, Some(300.75 * MIB));
+        assert_eq!(n.reserved, Some(14.10 * GIB));
+        assert!(matches!(
+            n.fragmentation(),
+            Some(Fragmentation::Possible(_))
+        ));
+    }
+
+    #[test]
+    fn other_frameworks_state_the_request_only() {
+        let tf = "Allocator (GPU_0_bfc) ran out of memory trying to allocate 23.84GiB. Current allocation summary follows.";
+        assert_eq!(OomNumbers::of(tf).unwrap().requested, Some(23.84 * GIB));
+        let xla = "XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes.";
+        let n = OomNumbers::of(xla).unwrap();
+        assert_eq!(n.requested, Some(GIB));
+        assert_eq!(n.fragmentation(), None);
+        assert_eq!(OomNumbers::of("RuntimeError: boom"), None);
+    }
+}

@@ -1,0 +1,69 @@
+//! Watching a log for cues: pieces of text that point at an entry without being an error line.
+//!
+//! Takes the cues to watch for, each a frame cue (found in a traceback frame, its file path or
+//! function, or the source line printed under it) or a line cue (found in any line); the
+//! reader reports where each first turns up. One Aho-Corasick automaton finds all of them in
+//! one pass over each line.
+
+use aho_corasick::AhoCorasick;
+use serde::Serialize;
+
+/// Where a cue counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CueKind {
+    /// In a traceback frame or the code shown in one.
+    Frame,
+    /// In any line.
+    Line,
+}
+
+/// The cues a reader watches for.
+#[derive(Debug, Clone)]
+pub struct CueSet {
+    texts: Vec<String>,
+    kinds: Vec<CueKind>,
+    automaton: Option<AhoCorasick>,
+}
+
+/// Where a cue first turned up.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CueHit {
+    /// The cue's place in the set.
+    pub cue: usize,
+    pub line: usize,
+    pub text: String,
+}
+
+/// Cues are reported once each, and at most this many in all.
+pub const MAX_CUE_HITS: usize = 200;
+
+impl CueSet {
+    pub fn new(cues: &[(String, CueKind)]) -> CueSet {
+        let automaton = (!cues.is_empty())
+            .then(|| AhoCorasick::new(cues.iter().map(|(text, _)| text.as_str())).ok())
+            .flatten();
+        CueSet {
+            texts: cues.iter().map(|(text, _)| text.clone()).collect(),
+            kinds: cues.iter().map(|(_, kind)| *kind).collect(),
+            automaton,
+        }
+    }
+
+    pub fn text(&self, cue: usize) -> &str {
+        &self.texts[cue]
+    }
+
+    pub fn kind(&self, cue: usize) -> CueKind {
+        self.kinds[cue]
+    }
+
+    /// The cues found in `text`, where a frame cue counts only when `in_frame`.
+    pub fn find<'a>(&'a self, text: &'a str, in_frame: bool) -> impl Iterator<Item = usize> + 'a {
+        self.automaton
+            .iter()
+            .flat_map(move |a| a.find_overlapping_iter(text))
+            .map(|m| m.pattern().as_usize())
+            .filter(move |&i| in_frame || self.kinds[i] == CueKind::Line)
+    }
+}

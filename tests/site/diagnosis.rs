@@ -1,0 +1,168 @@
+//! Diagnosis evidence beyond the error line, on the real `content/` with logs the project
+//! writes: frame and line cues, the defining words of a signature, the numbers of an OOM
+//! message, a tqdm postfix that turns `nan`, a process killed with SIGKILL, and the three
+//! outcomes.
+
+use std::path::PathBuf;
+
+use errata_search::diagnose::{Diagnosis, Outcome};
+use errata_search::{diagnose, Searcher};
+
+fn searcher() -> Searcher {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let checked = errata::pipeline::check(&root, false, None).expect("content/ checks");
+    Searcher::from_documents(&errata::search::documents(&checked.site)).expect("indexes")
+}
+
+fn diagnosed(log: &str) -> Diagnosis {
+    diagnose(&searcher(), log).expect("a sound index")
+}
+
+fn top(d: &Diagnosis) -> &str {
+    d.entries.first().map_or("(nothing)", |e| e.slug.as_str())
+}
+
+/// The same OOM line raised inside attention frames of a decoder: the quadratic-attention
+/// entry's frame cues put it first, and the diagnosis shows the frame.
+#[test]
+fn frames_inside_attention_point_at_long_sequences() {
+    let log = "Traceback (most recent call last):
+  File \"/opt/venv/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py\", line 812, in forward
+    attention_mask = self._prepare_decoder_attention_mask(
+  File \"/opt/venv/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py\", line 640, in _prepare_decoder_attention_mask
+    expanded_attn_mask = _expand_mask(attention_mask, inputs_embeds.dtype, tgt_len=input_shape[-1])
+torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB (GPU 0; 79.15 GiB total capacity; 61.02 GiB already allocated; 6.20 GiB free; 61.90 GiB reserved in total by PyTorch)
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "activation-memory-quadratic-attention", "{d:#?}");
+    let cues = &d.entries[0].cues;
+    assert!(
+        cues.iter()
+            .any(|c| c.cue == "_prepare_decoder_attention_mask"),
+        "{cues:?}"
+    );
+    // Without the frames, the plain OOM does not name long sequences first.
+    let plain = diagnosed(log.lines().last().unwrap());
+    assert_ne!(
+        top(&plain),
+        "activation-memory-quadratic-attention",
+        "{plain:#?}"
+    );
+}
+
+/// A traceback cut before its last line: only the frames tell, and they are in Inductor.
+#[test]
+fn a_cut_traceback_is_read_from_its_frames() {
+    let log = "step 120 loss 1.92
+Traceback (most recent call last):
+  File \"/opt/venv/lib/python3.11/site-packages/torch/_dynamo/output_graph.py\", line 1446, in _call_user_compiler
+    compiled_fn = compiler_fn(gm, self.example_inputs())
+  File \"/opt/venv/lib/python3.11/site-packages/torch/_inductor/compile_fx.py\", line 1312, in compile_fx
+    return compile_fx_inner(
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "torch-compile-inductor-errors", "{d:#?}");
+    assert_ne!(
+        d.outcome,
+        Outcome::Diagnosis,
+        "frames alone are not a diagnosis"
+    );
+}
+
+/// A launcher's traceback after the real error: its frames are collateral and point nowhere.
+#[test]
+fn a_launchers_traceback_adds_no_cue() {
+    let log = "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered
+Traceback (most recent call last):
+  File \"/opt/venv/lib/python3.11/site-packages/torch/distributed/launcher/api.py\", line 263, in launch_agent
+    raise ChildFailedError(
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "cuda-illegal-memory-access", "{d:#?}");
+    assert_eq!(d.outcome, Outcome::Diagnosis);
+    assert!(d.entries.iter().all(|e| e.cues.is_empty()), "{d:#?}");
+}
+
+/// `No module named 'wandb'` shares most words with `No module named 'flash_attn'`, but not the
+/// one that makes that signature mean something: no diagnosis.
+#[test]
+fn a_signature_without_its_defining_word_is_no_diagnosis() {
+    let d = diagnosed("ModuleNotFoundError: No module named 'wandb'\n");
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    let d = diagnosed("ModuleNotFoundError: No module named 'flash_attn'\n");
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "flash-attention-build-errors");
+}
+
+/// The OOM message's own numbers decide for or against fragmentation, and say why.
+#[test]
+fn oom_numbers_decide_fragmentation() {
+    let small = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.53 GiB memory in use. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 206.02 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n";
+    let d = diagnosed(small);
+    assert_ne!(top(&d), "cuda-allocator-fragmentation", "{d:#?}");
+    let frag = d
+        .entries
+        .iter()
+        .find(|e| e.slug == "cuda-allocator-fragmentation");
+    if let Some(frag) = frag {
+        assert!(frag.ruled_out);
+        assert_eq!(
+            frag.reasons,
+            ["1.96 GiB requested, 206 MiB reserved but unallocated: fragmentation cannot explain this"]
+        );
+    }
+    let large = small
+        .replace("21.90 GiB is allocated", "12.10 GiB is allocated")
+        .replace("206.02 MiB is reserved", "9.80 GiB is reserved");
+    let d = diagnosed(&large);
+    assert_eq!(top(&d), "cuda-allocator-fragmentation", "{d:#?}");
+    assert!(
+        d.entries[0].reasons[0].contains("in pieces too small"),
+        "{d:#?}"
+    );
+}
+
+/// TensorFlow's and XLA's wordings are read as out-of-memory errors.
+#[test]
+fn other_frameworks_oom_wordings() {
+    for log in [
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[64,512,4096] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n",
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.\n",
+    ] {
+        let d = diagnosed(log);
+        assert_eq!(top(&d), "cuda-oom-batch-too-large", "{log}\n{d:#?}");
+    }
+}
+
+/// A loss that turns `nan` in the postfix of a tqdm bar, with no error line at all.
+#[test]
+fn a_loss_that_turns_nan_in_a_progress_bar() {
+    let log = "Epoch 0:   1%|          | 10/1000 [00:10<16:30,  1.00it/s, v_num=1, loss=2.310]
+Epoch 0:   2%|▏         | 20/1000 [00:20<16:20,  1.00it/s, v_num=1, loss=[nan.0]]
+Epoch 0:   3%|▎         | 30/1000 [00:30<16:10,  1.00it/s, v_num=1, loss=[nan.0]]
+";
+    let d = diagnosed(log);
+    let nan_entries = [
+        "loss-nan-mixed-precision",
+        "fp16-gradient-overflow",
+        "exploding-gradients",
+    ];
+    assert!(nan_entries.contains(&top(&d)), "{d:#?}");
+    assert_eq!(d.first_failure.as_ref().map(|f| f.line), Some(2));
+}
+
+/// Killed with SIGKILL and no Python error before it: the host's OOM killer, and the reasoning.
+#[test]
+fn a_kill_without_a_python_error_is_the_host_running_out() {
+    let log = "Loading checkpoint shards: 100%|##########| 4/4 [01:12<00:00, 18.1s/it]
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 4101 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 4100) of binary: /opt/venv/bin/python
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "cpu-ram-exhaustion", "{d:#?}");
+    assert!(
+        d.entries[0].reasons[0].contains("killed with SIGKILL"),
+        "{d:#?}"
+    );
+}
