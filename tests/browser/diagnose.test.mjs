@@ -55,9 +55,10 @@ function assertMultiRankDiagnosis(d, log, name) {
   assert.ok(d.visible, '#diagnosis is shown');
   assert.ok(d.resultsHidden, 'the result list is hidden while a diagnosis shows');
   assert.equal(d.sourceName, name);
-  assert.match(d.message, /^Likely /);
-  assert.match(d.message, new RegExp(`line ${log.oomLine}\\b`));
-  assert.match(d.status, new RegExp(`^Diagnosed ${name}: \\d+ matching entr`));
+  // A CUDA OOM alone is several entries' message (batch, activation spike, long sequences):
+  // the page names them as possible, with no claim.
+  assert.match(d.message, /^Possibly CUDA Out of Memory/);
+  assert.match(d.status, new RegExp(`^No diagnosis for ${name}: \\d+ possible entr`));
 
   assert.ok(d.entries.length >= 1);
   const first = d.entries[0];
@@ -400,7 +401,7 @@ test('Cancel stops a big diagnosis; a later search still works', { timeout: 1200
   assert.ok(OOM_SLUGS.includes(slugs[0]), `search works after Cancel: ${JSON.stringify(slugs)}`);
   // And so does diagnosis.
   const r = await page.evaluate(() => window.errataSearch.diagnose('step 1 ok\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n'));
-  assert.equal(r.diagnosed, true);
+  assert.equal(r.outcome, 'possible', 'an OOM alone names its candidates');
   assert.deepEqual(errors, []);
 });
 

@@ -131,8 +131,11 @@ fn message(
         },
         Outcome::Possible => {
             let names: Vec<&str> = entries.iter().take(3).map(|e| e.title.as_str()).collect();
+            let first = first_failure
+                .map(|f| format!(" (first failing {})", at(f)))
+                .unwrap_or_default();
             format!(
-                "Possibly {}: something in the log points there, but no entry's signature matches the error closely enough to name it.",
+                "Possibly {}{first}: something in the log points there, but not closely enough to name the failure.",
                 names.join(", or ")
             )
         }

@@ -207,7 +207,9 @@ impl<'c> LogReader<'c> {
             String::new()
         };
         before.clear();
-        if !is_collateral(&line.text) && kind != LineKind::Warning {
+        // The first error line is what later launcher summaries and aborts follow from,
+        // whatever its own wording (a rank's watchdog timeout may be the first thing printed).
+        if kind != LineKind::Warning {
             self.first_error_seen = true;
         }
         self.folded.push(ErrorLine {

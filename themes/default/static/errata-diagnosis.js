@@ -77,6 +77,26 @@
     h.appendChild(a);
     li.appendChild(h);
     li.appendChild(errata.badges(entry));
+    var reasons = arr(entry.reasons);
+    for (var r = 0; r < reasons.length; r++) {
+      var why = el('p', 'diag-reason' + (entry.ruled_out ? ' is-ruled-out' : ''));
+      why.appendChild(el('strong', null, entry.ruled_out ? 'Ruled out: ' : 'Reasoning: '));
+      why.appendChild(doc.createTextNode(String(reasons[r])));
+      li.appendChild(why);
+    }
+    var cues = arr(entry.cues);
+    if (cues.length) {
+      var cl = el('ul', 'diag-cues');
+      cl.setAttribute('aria-label', 'Cues found in the log');
+      for (var c = 0; c < cues.length; c++) {
+        var cue = cues[c] || {};
+        var item = el('li', 'diag-cue');
+        item.appendChild(el('code', null, String(cue.cue || '')));
+        item.appendChild(doc.createTextNode((cue.kind === 'frame' ? ' in a traceback frame' : ' in the log') + ', line ' + cue.line));
+        cl.appendChild(item);
+      }
+      li.appendChild(cl);
+    }
     var evs = arr(entry.evidence);
     if (evs.length) {
       var ol = el('ol', 'evidence');
@@ -115,12 +135,14 @@
     return cause;
   }
 
-  function appendEntries(panel, entries, root) {
+  function appendEntries(panel, entries, root, outcome) {
     if (!entries.length) {
-      panel.appendChild(el('p', 'diag-none', 'No entry matches the errors in this log.'));
+      panel.appendChild(el('p', 'diag-none', 'No entry explains this log.'));
       return;
     }
-    var eh = el('h3', 'diag-subtitle', entries.length === 1 ? 'The entry that explains it' : 'Entries that explain it, best first');
+    var title = outcome === 'possible' ? 'Possible entries, best first (no diagnosis)'
+      : entries.length === 1 ? 'The entry that explains it' : 'Entries that explain it, best first';
+    var eh = el('h3', 'diag-subtitle', title);
     eh.id = 'diagnosis-entries-title';
     panel.appendChild(eh);
     var ol = el('ol', 'diag-entries');
@@ -219,7 +241,7 @@
     panel.appendChild(msg);
     var cause = renderCause(r.first_failure);
     if (cause) panel.appendChild(cause);
-    appendEntries(panel, arr(r.entries), this.root);
+    appendEntries(panel, arr(r.entries), this.root, r.outcome);
     var coll = renderCollateral(arr(r.collateral));
     if (coll) panel.appendChild(coll);
     panel.appendChild(renderBack());
@@ -276,9 +298,12 @@
     this.hideProgress();
     this.render(r || {}, name, ms);
     var ne = r && Array.isArray(r.entries) ? r.entries.length : 0;
-    this.status.set(r && r.diagnosed
+    var outcome = r && r.outcome ? r.outcome : (r && r.diagnosed ? 'diagnosis' : (ne ? 'possible' : 'none'));
+    this.status.set(outcome === 'diagnosis'
       ? 'Diagnosed ' + name + ': ' + plural(ne, 'matching entry', 'matching entries') + '.'
-      : 'No known failure found in ' + name + (ne ? ' (' + plural(ne, 'possible entry', 'possible entries') + ').' : '.'));
+      : outcome === 'possible'
+        ? 'No diagnosis for ' + name + ': ' + plural(ne, 'possible entry', 'possible entries') + ', no claim.'
+        : 'No entry explains ' + name + '.');
     if (focusPanel && this.panel) { try { this.panel.focus(); } catch (e) { /* ignore */ } }
   };
 
