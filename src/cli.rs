@@ -1,11 +1,17 @@
 //! The command line, with clap's derive API. No clap type leaves this file: [`parse`] turns
-//! the arguments into a plain [`Command`] for `main` to run.
+//! the arguments into a [`Command`] holding the library's own option structs
+//! ([`BuildOptions`], [`CheckOptions`], [`ServeOptions`], [`NewOptions`]) for `main` to run.
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use std::io::IsTerminal;
+
 use errata::load::{Kind, Severity};
+use errata::new::NewOptions;
+use errata::pipeline::{BuildOptions, CheckOptions};
+use errata::serve::ServeOptions;
 
 #[derive(Parser)]
 #[command(name = "errata", version, about = "Build and search an encyclopedia of ML-training failures", long_about = None)]
@@ -127,38 +133,18 @@ enum KindArg {
 
 /// What the user asked for, in the library's terms.
 pub enum Command {
-    Build {
-        root: PathBuf,
-        drafts: bool,
-        strict: bool,
-        output: Option<PathBuf>,
-        base_url: Option<String>,
-    },
+    Build(BuildOptions),
     Check {
         root: PathBuf,
-        drafts: bool,
-        strict: bool,
+        options: CheckOptions,
     },
-    New {
-        root: PathBuf,
-        title: String,
-        category: String,
-        slug: Option<String>,
-        severity: Severity,
-        kind: Kind,
-    },
+    New(NewOptions),
     Search {
         query: String,
         index: Index,
         limit: usize,
     },
-    Serve {
-        root: PathBuf,
-        drafts: bool,
-        port: u16,
-        bind: std::net::IpAddr,
-        open: bool,
-    },
+    Serve(ServeOptions),
     Diagnose {
         file: Option<PathBuf>,
         index: Index,
@@ -173,12 +159,19 @@ pub struct Index {
     pub json: bool,
 }
 
-fn index(args: IndexArgs) -> Index {
-    Index {
-        root: args.root,
-        bundle: args.bundle,
-        json: args.json,
+impl From<IndexArgs> for Index {
+    fn from(args: IndexArgs) -> Index {
+        Index {
+            root: args.root,
+            bundle: args.bundle,
+            json: args.json,
+        }
     }
+}
+
+/// A progress bar only for a person at a terminal, never in CI.
+fn interactive() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
 }
 
 pub fn parse() -> Command {
@@ -187,43 +180,47 @@ pub fn parse() -> Command {
             site,
             output,
             base_url,
-        } => Command::Build {
+        } => Command::Build(BuildOptions {
             root: site.root,
-            drafts: site.drafts,
-            strict: site.strict,
             output,
             base_url,
-        },
-        CliCommand::Check { site } => Command::Check {
-            root: site.root,
             drafts: site.drafts,
             strict: site.strict,
+            progress: interactive(),
+        }),
+        CliCommand::Check { site } => Command::Check {
+            root: site.root,
+            options: CheckOptions {
+                drafts: site.drafts,
+                base_url: None,
+                strict: site.strict,
+            },
         },
         CliCommand::Serve {
             site,
             port,
             bind,
             open,
-        } => Command::Serve {
+        } => Command::Serve(ServeOptions {
             root: site.root,
-            drafts: site.drafts,
-            port,
             bind,
+            port,
             open,
-        },
+            drafts: site.drafts,
+        }),
         CliCommand::Search {
             query,
-            index: i,
+            index,
             limit,
         } => Command::Search {
             query,
-            index: index(i),
+            index: index.into(),
             limit,
         },
         CliCommand::Schema => Command::Schema,
-        CliCommand::Diagnose { file, index: i } => Command::Diagnose {
+        CliCommand::Diagnose { file, index } => Command::Diagnose {
             file,
-            index: index(i),
+            index: index.into(),
         },
         CliCommand::New {
             title,
@@ -232,7 +229,7 @@ pub fn parse() -> Command {
             severity,
             kind,
             root,
-        } => Command::New {
+        } => Command::New(NewOptions {
             root,
             title,
             category,
@@ -247,6 +244,7 @@ pub fn parse() -> Command {
                 KindArg::Failure => Kind::Failure,
                 KindArg::Guide => Kind::Guide,
             },
-        },
+            date: chrono::Local::now().date_naive().to_string(),
+        }),
     }
 }

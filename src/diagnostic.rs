@@ -300,3 +300,15 @@ mod tests {
         assert_eq!(did_you_mean("zzz", ["title", "severity"]), None);
     }
 }
+
+/// Prints problems as the CLI and `errata serve` do: each with its snippet on stderr, and as
+/// a GitHub Actions annotation on stdout when `GITHUB_ACTIONS=true`.
+pub fn report(problems: &[Problem], sources: &Sources) {
+    let github = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    for problem in problems {
+        eprint!("{}", render(problem, sources));
+        if github {
+            println!("{}", github_annotation(problem));
+        }
+    }
+}

@@ -40,6 +40,20 @@ pub enum PipelineError {
     Write(#[from] WriteError),
 }
 
+impl PipelineError {
+    /// The problems with file and line, and their sources, when the error is made of them (a
+    /// content error, or a mistake in errata.yaml).
+    pub fn problems(&self) -> Option<(&[Problem], &Sources)> {
+        match self {
+            PipelineError::Content { problems, sources } => Some((problems, sources)),
+            PipelineError::Load(LoadError::BadConfig { problem, sources }) => {
+                Some((std::slice::from_ref(problem), sources))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A checked site, ready to render, with any warnings.
 pub struct Checked {
     pub site: Site,

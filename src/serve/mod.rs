@@ -31,8 +31,31 @@ use crate::pipeline::{self, PipelineError};
 const DEBOUNCE: Duration = Duration::from_millis(120);
 /// How long connections may take to finish after Ctrl-C.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(300);
-/// The message that ends every event stream.
-const SHUTDOWN: &str = "shutdown";
+/// What open tabs are told, over server-sent events.
+#[derive(Debug, Clone)]
+enum LiveEvent {
+    /// The build is good (sent first to a tab that connects while it is).
+    Ok,
+    /// A rebuild succeeded: reload.
+    Reload,
+    /// A build failed: show these problems over the last good site.
+    Problems(Arc<Vec<OverlayProblem>>),
+    /// The server is stopping: end the stream.
+    Shutdown,
+}
+
+impl LiveEvent {
+    fn to_sse(&self) -> Event {
+        match self {
+            LiveEvent::Ok => Event::default().event("ok").data("ok"),
+            LiveEvent::Reload => Event::default().event("reload").data("reload"),
+            LiveEvent::Problems(problems) => Event::default()
+                .event("problems")
+                .data(serde_json::to_string(problems.as_slice()).unwrap_or_default()),
+            LiveEvent::Shutdown => Event::default().event("shutdown").data("shutdown"),
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
@@ -73,13 +96,13 @@ struct OverlayProblem {
 struct SiteState {
     files: BTreeMap<String, Vec<u8>>,
     /// The problems of the last build, if it failed.
-    problems: Option<Vec<OverlayProblem>>,
+    problems: Option<Arc<Vec<OverlayProblem>>>,
 }
 
 #[derive(Clone)]
 struct App {
     state: Arc<RwLock<SiteState>>,
-    events: broadcast::Sender<String>,
+    events: broadcast::Sender<LiveEvent>,
 }
 
 /// Applies a rebuild to the served files; returns how many files it replaced.
@@ -93,30 +116,23 @@ fn apply(files: &mut BTreeMap<String, Vec<u8>>, rebuilt: pipeline::Rebuilt) -> u
 }
 
 fn overlay_problems(error: &PipelineError) -> Vec<OverlayProblem> {
-    let from = |p: &Problem, sources: Option<&diagnostic::Sources>| OverlayProblem {
+    let from = |p: &Problem, sources: &diagnostic::Sources| OverlayProblem {
         file: p.file.display().to_string(),
         line: p.line,
         column: p.column,
         message: p.message.clone(),
         hint: p.hint.clone(),
-        text: sources
-            .map(|s| diagnostic::render(p, s))
-            .unwrap_or_else(|| p.to_string()),
+        text: diagnostic::render(p, sources),
     };
-    match error {
-        PipelineError::Content { problems, sources } => {
-            problems.iter().map(|p| from(p, Some(sources))).collect()
-        }
-        PipelineError::Load(crate::load::LoadError::BadConfig { problem, sources }) => {
-            vec![from(problem, Some(sources))]
-        }
-        other => vec![OverlayProblem {
+    match error.problems() {
+        Some((problems, sources)) => problems.iter().map(|p| from(p, sources)).collect(),
+        None => vec![OverlayProblem {
             file: String::new(),
             line: 0,
             column: 0,
-            message: other.to_string(),
+            message: error.to_string(),
             hint: None,
-            text: other.to_string(),
+            text: error.to_string(),
         }],
     }
 }
@@ -160,7 +176,7 @@ async fn run(options: ServeOptions) -> Result<(), ServeError> {
         }
         Err(e) => {
             report(&e);
-            (BTreeMap::new(), Some(overlay_problems(&e)))
+            (BTreeMap::new(), Some(Arc::new(overlay_problems(&e))))
         }
     };
     eprintln!(
@@ -191,7 +207,7 @@ async fn run(options: ServeOptions) -> Result<(), ServeError> {
     let server = axum::serve(listener, router).with_graceful_shutdown(async move {
         let _ = tokio::signal::ctrl_c().await;
         eprintln!("stopping");
-        let _ = events.send(SHUTDOWN.into());
+        let _ = events.send(LiveEvent::Shutdown);
         signal.notify_one();
     });
     tokio::select! {
@@ -205,14 +221,11 @@ async fn run(options: ServeOptions) -> Result<(), ServeError> {
     Ok(())
 }
 
+/// Prints a failed build's problems as the CLI does (a bad errata.yaml with its snippet too).
 fn report(error: &PipelineError) {
-    match error {
-        PipelineError::Content { problems, sources } => {
-            for p in problems {
-                eprint!("{}", diagnostic::render(p, sources));
-            }
-        }
-        other => eprintln!("error: {other}"),
+    match error.problems() {
+        Some((problems, sources)) => diagnostic::report(problems, sources),
+        None => eprintln!("error: {error}"),
     }
 }
 
@@ -279,16 +292,15 @@ fn watch(
                         "rebuilt in {} ms ({files} files, {entry_pages} entry pages)",
                         started.elapsed().as_millis()
                     );
-                    let _ = app.events.send("reload".into());
+                    let _ = app.events.send(LiveEvent::Reload);
                 }
                 Err(e) => {
                     report(&e);
-                    let problems = overlay_problems(&e);
-                    let json = serde_json::to_string(&problems).unwrap_or_default();
+                    let problems = Arc::new(overlay_problems(&e));
                     if let Ok(mut state) = app.state.write() {
-                        state.problems = Some(problems);
+                        state.problems = Some(problems.clone());
                     }
-                    let _ = app.events.send(format!("problems:{json}"));
+                    let _ = app.events.send(LiveEvent::Problems(problems));
                 }
             }
         }
@@ -344,22 +356,15 @@ async fn events_stream(State(app): State<App>) -> impl IntoResponse {
     // A tab that connects while the build is broken sees the problems at once.
     let current = app.state.read().ok().and_then(|s| s.problems.clone());
     let initial = match current {
-        Some(p) => format!("problems:{}", serde_json::to_string(&p).unwrap_or_default()),
-        None => "ok".to_owned(),
+        Some(problems) => LiveEvent::Problems(problems),
+        None => LiveEvent::Ok,
     };
-    let first = tokio_stream::once(Ok::<_, std::convert::Infallible>(to_event(&initial)));
+    let first = tokio_stream::once(Ok::<_, std::convert::Infallible>(initial.to_sse()));
     let rest = BroadcastStream::new(app.events.subscribe())
         .filter_map(Result::ok)
-        .take_while(|m| m != SHUTDOWN)
-        .map(|m| Ok(to_event(&m)));
+        .take_while(|m| !matches!(m, LiveEvent::Shutdown))
+        .map(|m| Ok(m.to_sse()));
     Sse::new(first.chain(rest)).keep_alive(KeepAlive::default())
-}
-
-fn to_event(message: &str) -> Event {
-    match message.split_once(':') {
-        Some(("problems", json)) => Event::default().event("problems").data(json),
-        _ => Event::default().event(message).data(message),
-    }
 }
 
 /// The path a request names inside the site, or `None` when it tries to leave it.
@@ -466,51 +471,7 @@ fn mime_of(name: &str) -> &'static str {
 }
 
 /// The page side of live reload: reload on `reload`, show an overlay on `problems`.
-/// Built with DOM text nodes only; problem text is never parsed as HTML.
-const LIVE_JS: &str = r#"(function () {
-  'use strict';
-  var overlay = null;
-  function hide() { if (overlay) { overlay.remove(); overlay = null; } }
-  function show(problems) {
-    hide();
-    overlay = document.createElement('div');
-    overlay.id = 'errata-overlay';
-    overlay.setAttribute('role', 'alertdialog');
-    overlay.setAttribute('aria-label', 'Build failed');
-    var s = overlay.style;
-    s.position = 'fixed'; s.inset = '0'; s.zIndex = '2147483647'; s.overflow = 'auto';
-    s.background = 'rgba(20,20,24,0.94)'; s.color = '#f5f5f5'; s.padding = '2rem';
-    s.font = '14px/1.5 ui-monospace, SFMono-Regular, Menlo, monospace';
-    var h = document.createElement('h2');
-    h.textContent = 'errata: the build failed; the last good site is still served';
-    h.style.color = '#ff8080'; h.style.font = 'bold 18px system-ui, sans-serif';
-    overlay.appendChild(h);
-    problems.forEach(function (p) {
-      var pre = document.createElement('pre');
-      pre.className = 'errata-problem';
-      pre.dataset.file = p.file; pre.dataset.line = String(p.line);
-      // Set every colour: the theme's own `pre` style must not make the text unreadable.
-      var ps = pre.style;
-      ps.whiteSpace = 'pre-wrap'; ps.background = '#101014'; ps.color = '#f5f5f5';
-      ps.border = '1px solid #555'; ps.borderRadius = '6px'; ps.padding = '1rem'; ps.margin = '1rem 0';
-      ps.font = 'inherit'; ps.boxShadow = 'none';
-      pre.textContent = p.text;
-      overlay.appendChild(pre);
-    });
-    document.body.appendChild(overlay);
-  }
-  var wasBroken = false;
-  var es = new EventSource('/__errata/events');
-  // Lets tests (and curious authors) see that the page is listening.
-  es.addEventListener('open', function () { document.documentElement.setAttribute('data-errata-live', 'open'); });
-  es.addEventListener('reload', function () { location.reload(); });
-  es.addEventListener('ok', function () { if (wasBroken) { location.reload(); } hide(); });
-  es.addEventListener('problems', function (ev) {
-    wasBroken = true;
-    try { show(JSON.parse(ev.data)); } catch (e) { show([{ text: String(ev.data), file: '', line: 0 }]); }
-  });
-})();
-"#;
+const LIVE_JS: &str = include_str!("live.js");
 
 #[cfg(test)]
 mod tests {
