@@ -1,0 +1,115 @@
+//! The output folder: byte-identical builds, a failed build keeps the previous output, atomic replacement, refusing folders errata did not write.
+
+use super::*;
+
+#[test]
+fn two_builds_are_byte_identical() {
+    let site = Site::new("valid-site");
+    let (a, b) = (site.outside("out-a"), site.outside("out-b"));
+    site.build_into(&a).assert_exit(0);
+    site.build_into(&b).assert_exit(0);
+    // A second copy at another path builds the same bytes too.
+    let other = Site::new("valid-site");
+    let c = other.outside("out-c");
+    other.build_into(&c).assert_exit(0);
+    let first = tree(&a);
+    assert!(first.contains_key("index.html"));
+    assert_same_tree(&first, &tree(&b));
+    assert_same_tree(&first, &tree(&c));
+}
+
+#[test]
+fn failed_build_keeps_previous_output() {
+    let site = Site::new("valid-site");
+    site.build().assert_exit(0);
+    let before = tree(&site.public());
+
+    let entry = site.file("content/distributed/nccl-timeout.md");
+    let text = read(&entry);
+    let broken = text.replacen("---\n", "---\nseverty: high\n", 1);
+    assert_ne!(broken, text);
+    fs::write(&entry, broken).expect("break the entry");
+    site.build()
+        .assert_exit(1)
+        .stderr_has("error: content/distributed/nccl-timeout.md:2:1: unknown field `severty`")
+        .stderr_has("nothing was written");
+
+    let after = tree(&site.public());
+    for page in [
+        "index.html",
+        "distributed/nccl-timeout/index.html",
+        "entries.json",
+    ] {
+        assert!(
+            before[page] == after[page],
+            "{page} changed after a failed build"
+        );
+    }
+    assert_same_tree(&before, &after);
+    assert_eq!(
+        leftovers(&site.root, "public"),
+        Vec::<String>::new(),
+        "temporary folders left behind"
+    );
+}
+
+#[test]
+fn successful_rebuild_replaces_the_output() {
+    let site = Site::new("valid-site");
+    site.build().assert_exit(0);
+    let entry = site.file("content/memory/quadratic-attention.md");
+    let text = read(&entry);
+    fs::write(
+        &entry,
+        text.replace(
+            "title: Quadratic Attention Memory",
+            "title: Quadratic Attention Memory Blowup",
+        ),
+    )
+    .expect("edit");
+    fs::write(site.public().join("stale.html"), "left from an old build")
+        .expect("write a stale file");
+    site.build().assert_exit(0);
+    assert!(
+        read(&site.public().join("memory/quadratic-attention/index.html"))
+            .contains("Quadratic Attention Memory Blowup")
+    );
+    assert!(
+        !site.public().join("stale.html").exists(),
+        "the output should be replaced whole"
+    );
+    assert!(site.public().join(".errata-output").is_file());
+    assert_eq!(
+        leftovers(&site.root, "public"),
+        Vec::<String>::new(),
+        "temporary folders left behind"
+    );
+}
+
+#[test]
+fn refuses_a_folder_errata_did_not_write() {
+    let site = Site::new("valid-site");
+    let foreign = site.outside("not-ours");
+    fs::create_dir_all(&foreign).expect("create");
+    fs::write(foreign.join("notes.txt"), "my own notes\n").expect("write");
+    let before = tree(&foreign);
+    site.build_into(&foreign)
+        .assert_exit(2)
+        .stderr_has("was not written by errata");
+    assert_same_tree(&before, &tree(&foreign));
+    assert_eq!(
+        leftovers(site.tmp.path(), "not-ours"),
+        Vec::<String>::new(),
+        "temporary folders left behind"
+    );
+}
+
+#[test]
+fn refuses_to_write_over_the_site_itself() {
+    let site = Site::new("valid-site");
+    let before = tree(&site.root);
+    site.build_into(&site.root)
+        .assert_exit(2)
+        .stderr_has("contains the site's own files");
+    assert_same_tree(&before, &tree(&site.root));
+}
