@@ -1,4 +1,5 @@
-//! Hostile and careless input: huge, deep and odd files build or fail cleanly.
+//! Hostile and careless input: odd file names, slugs that clash or try to leave, symlink
+//! loops, ten thousand tags, deep nesting and a YAML bomb build or fail cleanly.
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! Usage errors and `--help`/`--version`.
+//! Usage: `--version`, `--help`, an unknown subcommand or a missing site exits 2.
 
 use super::*;
 

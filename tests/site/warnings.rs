@@ -1,4 +1,4 @@
-//! Warnings: near-duplicate tags, isolated entries, shared signatures, future dates.
+//! Warnings are reported with their place, and `--strict` turns them into errors.
 
 use super::*;
 
