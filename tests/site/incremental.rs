@@ -7,6 +7,9 @@ use std::path::Path;
 
 use errata::pipeline::{self, CheckOptions, Incremental, Rebuilt};
 
+#[path = "incremental_lists.rs"]
+mod lists;
+
 const ENTRIES: usize = 40;
 const TAGS: [&str; 12] = [
     "oom",
@@ -145,20 +148,68 @@ fn assert_same_answers(served: &[u8], fresh: &[u8]) {
     }
 }
 
+/// The served files, and the builder that keeps them up to date.
+struct Served<'a> {
+    root: &'a Path,
+    builder: Incremental,
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Served<'_> {
+    /// Rebuilds, applies the outcome and checks the served site equals a fresh full build;
+    /// returns the paths rendered, whether the render was complete, and the entry pages.
+    fn rebuild(&mut self) -> (Vec<String>, bool, usize) {
+        let rebuilt = self.builder.rebuild(false).unwrap();
+        let outcome = (
+            rebuilt.outputs.iter().map(|o| o.path.clone()).collect(),
+            rebuilt.complete,
+            rebuilt.entry_pages,
+        );
+        apply(&mut self.files, rebuilt);
+        assert_same(&self.files, &full(self.root));
+        outcome
+    }
+}
+
+/// Every path of `must` was rendered again, and none of `skip`.
+fn assert_rendered(paths: &[String], must: &[&str], skip: &[&str]) {
+    for m in must {
+        assert!(
+            paths.iter().any(|p| p == m),
+            "the rebuild skipped {m}: {paths:?}"
+        );
+    }
+    for s in skip {
+        assert!(
+            !paths.iter().any(|p| p == s),
+            "{s}, which the edit did not change, was rendered again"
+        );
+    }
+}
+
 #[test]
 fn an_edit_renders_only_what_it_touches_and_equals_a_full_build() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     write_site(root);
-    let mut builder = Incremental::new(root, options());
-    let mut served = BTreeMap::new();
-    let first = builder.rebuild(true).unwrap();
+    let mut served = Served {
+        root,
+        builder: Incremental::new(root, options()),
+        files: BTreeMap::new(),
+    };
+    let first = served.builder.rebuild(true).unwrap();
     assert!(first.complete);
     assert_eq!(first.entry_pages, ENTRIES);
-    apply(&mut served, first);
-    assert_same(&served, &full(root));
+    apply(&mut served.files, first);
+    assert_same(&served.files, &full(root));
+    retitles_render_their_pages(&mut served);
+    new_tags_broken_files_and_removals(&mut served);
+}
 
-    // A new title (and so a new sort order in the lists), same tags.
+/// A new title (and so a new sort order in the lists), same tags; then nothing; then a second
+/// title edit, once the search index is kept open.
+fn retitles_render_their_pages(served: &mut Served) {
+    let root = served.root;
     write_entry(
         root,
         7,
@@ -166,254 +217,72 @@ fn an_edit_renders_only_what_it_touches_and_equals_a_full_build() {
         7,
         (7 * 5 + 3) % 12,
     );
-    let edit = builder.rebuild(false).unwrap();
-    assert!(!edit.complete, "a title edit re-rendered everything");
+    let (paths, complete, entry_pages) = served.rebuild();
+    assert!(!complete, "a title edit re-rendered everything");
     assert!(
-        edit.entry_pages < ENTRIES / 2,
-        "a title edit re-rendered {} of {ENTRIES} entry pages",
-        edit.entry_pages
+        entry_pages < ENTRIES / 2,
+        "a title edit re-rendered {entry_pages} of {ENTRIES} entry pages"
     );
-    let paths: Vec<&str> = edit.outputs.iter().map(|o| o.path.as_str()).collect();
-    for must in [
-        "distributed/entry-07/index.html",
-        "distributed/index.html",
-        "index.html",
-        "failures/index.html",
-        "tags/checkpoint/index.html",
-        "atom.xml",
-        "search/errata.bundle",
-        "search/errata-first.bundle",
-    ] {
-        assert!(
-            paths.contains(&must),
-            "the rebuild skipped {must}: {paths:?}"
-        );
-    }
-    assert!(
-        !paths.contains(&"memory/index.html"),
-        "an untouched category page was rendered again"
+    assert_rendered(
+        &paths,
+        &[
+            "distributed/entry-07/index.html",
+            "distributed/index.html",
+            "index.html",
+            "failures/index.html",
+            "tags/checkpoint/index.html",
+            "atom.xml",
+            "search/errata.bundle",
+            "search/errata-first.bundle",
+        ],
+        &["memory/index.html"],
     );
-    apply(&mut served, edit);
-    assert_same(&served, &full(root));
     assert!(
-        String::from_utf8_lossy(&served["distributed/entry-07/index.html"])
+        String::from_utf8_lossy(&served.files["distributed/entry-07/index.html"])
             .contains("A much longer title for failure seven")
     );
-
     // Nothing changed: still a correct site.
-    let again = builder.rebuild(false).unwrap();
-    apply(&mut served, again);
-    assert_same(&served, &full(root));
-
-    // A second edit, now that the search index is kept open: only the edited entries are
-    // indexed again, and the bundle must still hold the new title.
+    served.rebuild();
+    // Only the edited entries are indexed again, and the bundle must still hold the new
+    // title. "Failure three, renamed" moves from page 7 of all failures (after "A much
+    // longer title…" and "Failure number 0" to "…29") to the end: pages 7 to 10 change, the
+    // first six do not.
     write_entry(root, 3, "Failure three, renamed", 3, (3 * 5 + 3) % 12);
-    let second = builder.rebuild(false).unwrap();
-    assert!(
-        !second.complete,
-        "a second title edit re-rendered everything"
+    let (paths, complete, _) = served.rebuild();
+    assert!(!complete, "a second title edit re-rendered everything");
+    assert_rendered(
+        &paths,
+        &["failures/page/7/index.html", "failures/page/10/index.html"],
+        &["failures/index.html", "failures/page/6/index.html"],
     );
-    // "Failure three, renamed" moves from page 7 of all failures (after "A much longer
-    // title…" and "Failure number 0" to "…29") to the end: pages 7 to 10 change, the first
-    // six do not.
-    let paths: Vec<&str> = second.outputs.iter().map(|o| o.path.as_str()).collect();
-    for must in ["failures/page/7/index.html", "failures/page/10/index.html"] {
-        assert!(
-            paths.contains(&must),
-            "the rebuild skipped {must}: {paths:?}"
-        );
-    }
-    for skip in ["failures/index.html", "failures/page/6/index.html"] {
-        assert!(
-            !paths.contains(&skip),
-            "{skip}, which the edit did not change, was rendered again"
-        );
-    }
-    apply(&mut served, second);
-    assert_same(&served, &full(root));
+}
 
+/// A tag no entry had, a broken file and its fix, an entry removed.
+fn new_tags_broken_files_and_removals(served: &mut Served) {
+    let root = served.root;
     // A tag no entry had before changes every page that could link `#tag`: everything.
-    let text = fs::read_to_string(root.join("content/distributed/entry-07.md")).unwrap();
+    let seven = root.join("content/distributed/entry-07.md");
+    let text = fs::read_to_string(&seven).unwrap();
     fs::write(
-        root.join("content/distributed/entry-07.md"),
+        &seven,
         text.replace("tags: [checkpoint,", "tags: [brand-new-tag, checkpoint,"),
     )
     .unwrap();
-    let tagged = builder.rebuild(false).unwrap();
-    assert!(tagged.complete);
-    apply(&mut served, tagged);
-    assert_same(&served, &full(root));
-
+    assert!(served.rebuild().1);
     // A broken file fails the rebuild; fixing it gives the right site again.
-    let good = fs::read_to_string(root.join("content/memory/entry-10.md")).unwrap();
+    let ten = root.join("content/memory/entry-10.md");
+    let good = fs::read_to_string(&ten).unwrap();
+    fs::write(&ten, good.replace("severity: high", "severity: hgh")).unwrap();
+    assert!(served.builder.rebuild(false).is_err());
     fs::write(
-        root.join("content/memory/entry-10.md"),
-        good.replace("severity: high", "severity: hgh"),
-    )
-    .unwrap();
-    assert!(builder.rebuild(false).is_err());
-    fs::write(
-        root.join("content/memory/entry-10.md"),
+        &ten,
         good.replace("Because of step 10.", "Because of step ten, now."),
     )
     .unwrap();
-    let fixed = builder.rebuild(false).unwrap();
-    assert!(!fixed.complete);
-    apply(&mut served, fixed);
-    assert_same(&served, &full(root));
-
+    assert!(!served.rebuild().1);
     // An entry removed moves URLs: everything.
     fs::remove_file(root.join("content/memory/entry-12.md")).unwrap();
-    let removed = builder.rebuild(false).unwrap();
-    assert!(removed.complete);
-    apply(&mut served, removed);
-    assert_same(&served, &full(root));
-}
-
-/// The cards of one list page, as the entry URLs they link, in order.
-fn card_links(html: &str) -> Vec<String> {
-    html.split("class=\"card-link\" href=\"")
-        .skip(1)
-        .map(|rest| rest.split('"').next().unwrap().to_owned())
-        .collect()
-}
-
-#[test]
-fn lists_are_cut_into_linked_pages_that_show_every_entry_once() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
-    write_site(root);
-    let site = full(root);
-    let page = |path: &str| -> String {
-        String::from_utf8(
-            site.get(path)
-                .unwrap_or_else(|| panic!("no {path}"))
-                .clone(),
-        )
-        .unwrap()
-    };
-    // All failures: ten pages of four, in title order, every entry once.
-    let mut seen = Vec::new();
-    for n in 1..=10 {
-        let path = if n == 1 {
-            "failures/index.html".to_owned()
-        } else {
-            format!("failures/page/{n}/index.html")
-        };
-        let html = page(&path);
-        let cards = card_links(&html);
-        assert_eq!(cards.len(), 4, "{path} has {} cards", cards.len());
-        assert!(
-            html.contains("40 entries, page"),
-            "{path} does not say its place"
-        );
-        assert_eq!(html.contains("rel=\"prev\""), n > 1, "{path}: prev link");
-        assert_eq!(html.contains("rel=\"next\""), n < 10, "{path}: next link");
-        // Every page link of the pager leads to a page of the site.
-        let depth = if n == 1 { "../" } else { "../../../" };
-        for link in html
-            .split("class=\"pager\"")
-            .nth(1)
-            .unwrap()
-            .split("</nav>")
-            .next()
-            .unwrap()
-            .split("href=\"")
-            .skip(1)
-        {
-            let href = link.split('"').next().unwrap();
-            let target = format!("{}index.html", href.strip_prefix(depth).unwrap());
-            assert!(
-                site.contains_key(&target),
-                "{path} links {href}, which is not a page"
-            );
-        }
-        seen.extend(
-            cards
-                .into_iter()
-                .map(|c| c.trim_start_matches(depth).to_owned()),
-        );
-    }
-    assert!(!site.contains_key("failures/page/11/index.html"));
-    assert!(!site.contains_key("failures/page/1/index.html"));
-    let mut unique = seen.clone();
-    unique.sort();
-    unique.dedup();
-    assert_eq!(
-        unique.len(),
-        ENTRIES,
-        "entries missing or shown twice: {seen:?}"
-    );
-    let titles: Vec<String> = seen
-        .iter()
-        .map(|url| {
-            let html = page(&format!("{url}index.html"));
-            html.split("<h1 id=\"entry-title\">")
-                .nth(1)
-                .unwrap()
-                .split('<')
-                .next()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
-    let mut sorted = titles.clone();
-    sorted.sort();
-    assert_eq!(
-        titles, sorted,
-        "all failures is not in title order across its pages"
-    );
-    // A category of 20 entries takes five pages; the sitemap names only first pages.
-    assert!(site.contains_key("memory/page/5/index.html"));
-    assert!(!site.contains_key("memory/page/6/index.html"));
-    let sitemap = String::from_utf8(site["sitemap.xml"].clone()).unwrap();
-    assert!(sitemap.contains("https://errata.example/memory/<"));
-    assert!(!sitemap.contains("/page/"));
-}
-
-/// Entries that share no tag are related by their category's title order: a title edit
-/// that moves an entry in that order changes other entries' related lists, which a rebuild
-/// must compute again rather than keep.
-#[test]
-fn a_title_that_moves_in_its_category_changes_related_lists() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
-    fs::create_dir_all(root.join("content/memory")).unwrap();
-    fs::write(
-        root.join("errata.yaml"),
-        "title: Related\ncategories:\n  memory:\n    title: Memory\n",
-    )
-    .unwrap();
-    let write = |i: usize, title: &str| {
-        fs::write(
-            root.join(format!("content/memory/entry-{i}.md")),
-            format!("---\ntitle: {title}\ncategory: memory\nseverity: low\nsummary: Entry {i}.\nsignatures:\n  - \"RuntimeError: code {i}\"\n---\nBody {i}.\n"),
-        )
-        .unwrap();
-    };
-    for i in 0..10 {
-        write(i, &format!("Failure {i}"));
-    }
-    let (mut builder, mut served) = serve(root);
-    assert_same(&served, &full(root));
-    let related_of_0 = |served: &BTreeMap<String, Vec<u8>>| {
-        let html = String::from_utf8_lossy(&served["memory/entry-0/index.html"]).into_owned();
-        html.split("id=\"related\"")
-            .nth(1)
-            .unwrap()
-            .contains("Aardvark")
-    };
-    assert!(!related_of_0(&served));
-    // Entry 9 was last in the category; now it sorts first, so it is among entry 0's six.
-    write(9, "Aardvark failure");
-    let edit = builder.rebuild(false).unwrap();
-    assert!(!edit.complete);
-    apply(&mut served, edit);
-    assert_same(&served, &full(root));
-    assert!(
-        related_of_0(&served),
-        "entry 0's related list was kept from before the edit"
-    );
+    assert!(served.rebuild().1);
 }
 
 /// The watcher's list of changed files lets a rebuild skip the walk; a file it names that
