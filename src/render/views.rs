@@ -93,17 +93,18 @@ pub struct SignatureView<'a> {
     pub text: &'a str,
     pub raised_in: Option<&'a str>,
     pub source: Option<&'a str>,
-    pub versions: Option<&'a str>,
+    /// Which versions print it, as inline Markdown rendered (`torch >= 2.4` in code).
+    pub versions_html: Option<String>,
 }
 
 impl<'a> SignatureView<'a> {
-    fn of(s: &'a crate::load::Signature) -> SignatureView<'a> {
+    fn of(s: &'a crate::load::Signature, inline: &dyn Fn(&str) -> String) -> SignatureView<'a> {
         let origin = s.origin.as_ref();
         SignatureView {
             text: &s.text,
             raised_in: origin.and_then(|o| o.raised_in.as_deref()),
             source: origin.and_then(|o| o.source.as_deref()),
-            versions: origin.and_then(|o| o.versions.as_deref()),
+            versions_html: origin.and_then(|o| o.versions.as_deref()).map(inline),
         }
     }
 }
@@ -293,7 +294,11 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
         root_causes_html: e.root_causes.iter().map(|s| inline(s)).collect(),
         affects: &e.affects,
         confirm_html: e.confirm.iter().map(|s| inline(s)).collect(),
-        signatures: e.signatures.iter().map(SignatureView::of).collect(),
+        signatures: e
+            .signatures
+            .iter()
+            .map(|s| SignatureView::of(s, &inline))
+            .collect(),
         references: e
             .references
             .iter()

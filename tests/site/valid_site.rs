@@ -210,7 +210,7 @@ fn entry_page_has_its_sections() {
     let origin = between(&html, "<p class=\"signature-origin\">", "</p>");
     assert_eq!(
         origin,
-        "Raised in <a href=\"https://github.com/pytorch/pytorch/blob/v2.5.0/c10/cuda/CUDACachingAllocator.cpp\" rel=\"nofollow noopener\">c10/cuda/CUDACachingAllocator.cpp</a>, PyTorch 2.1 and later."
+        "Raised in <a href=\"https://github.com/pytorch/pytorch/blob/v2.5.0/c10/cuda/CUDACachingAllocator.cpp\" rel=\"nofollow noopener\">c10/cuda/CUDACachingAllocator.cpp</a>, PyTorch 2.1 and later (<code>torch.OutOfMemoryError</code>)."
     );
     assert!(
         html.contains("<code>model.gradient_checkpointing_enable()</code>"),
