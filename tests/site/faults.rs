@@ -113,16 +113,37 @@ fn unprivileged(built: &Built, mut command: Command) -> Run {
             fs::copy(ERRATA, &bin).unwrap();
         }
         fs::set_permissions(built.tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        let mut c = Command::new(&bin);
-        c.args(command.get_args());
-        for (k, v) in command.get_envs() {
-            match v {
-                Some(v) => c.env(k, v),
-                None => c.env_remove(k),
-            };
+        let make = || {
+            let mut c = Command::new(&bin);
+            c.args(command.get_args());
+            for (k, v) in command.get_envs() {
+                match v {
+                    Some(v) => c.env(k, v),
+                    None => c.env_remove(k),
+                };
+            }
+            c.uid(65534).gid(65534);
+            c
+        };
+        // A test thread that forks while the copy is open for writing holds it open in its
+        // child until that child execs: running the copy then fails with "text file busy"
+        // for a moment. Try again, briefly.
+        for _ in 0..50 {
+            match make().output() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => panic!("cannot run the errata binary: {e}"),
+                Ok(out) => {
+                    return Run {
+                        code: out.status.code(),
+                        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+                    }
+                }
+            }
         }
-        c.uid(65534).gid(65534);
-        command = c;
+        command = make();
     }
     run(command)
 }
