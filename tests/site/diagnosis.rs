@@ -166,3 +166,49 @@ ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_
         "{d:#?}"
     );
 }
+
+/// A child killed with SIGKILL, reported by its parent's CalledProcessError at the end of a
+/// long command line: the finding names host memory even though no line matched that entry.
+#[test]
+fn a_finding_alone_makes_a_candidate() {
+    let args = "'--option=value', ".repeat(150);
+    let log = format!(
+        "loading model for process 0/1\nTraceback (most recent call last):\n  File \"/venv/bin/accelerate\", line 8, in <module>\n    sys.exit(main())\nsubprocess.CalledProcessError: Command '['/venv/bin/python', 'train.py', {args}]' died with <Signals.SIGKILL: 9>.\n"
+    );
+    let d = diagnosed(&log);
+    assert_eq!(top(&d), "cpu-ram-exhaustion", "{d:#?}");
+    assert!(!d.entries[0].reasons.is_empty());
+}
+
+/// Launcher frames are in every torchrun traceback: they cannot outrank the exception line's
+/// full match.
+#[test]
+fn cues_alone_rank_below_a_full_match() {
+    let log = "Traceback (most recent call last):
+  File \"/venv/lib/python3.10/site-packages/torch/distributed/run.py\", line 803, in run
+    elastic_launch(
+  File \"/venv/lib/python3.10/site-packages/torch/distributed/launcher/api.py\", line 135, in __call__
+    return launch_agent(self._config, self._entrypoint, list(args))
+  File \"/venv/lib/python3.10/site-packages/torch/distributed/launcher/api.py\", line 259, in launch_agent
+    result = agent.run()
+torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "distributed-port-in-use", "{d:#?}");
+}
+
+/// Routine INFO warnings before a crash do not name the failure when the crash's traceback
+/// points at another entry.
+#[test]
+fn routine_warnings_do_not_name_a_crash() {
+    let log = "[2023-10-18 06:02:18,170] [INFO] [loss_scaler.py:190:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, but hysteresis is 2. Reducing hysteresis to 1
+step 0 loss 0.21
+Traceback (most recent call last):
+  File \"/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/parameter_offload.py\", line 392, in _pre_forward_module_hook
+    self.pre_sub_module_forward_function(module)
+  File \"/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_param_coordinator.py\", line 310, in fetch_sub_module
+    assert param.ds_status == ZeroParamStatus.AVAILABLE, param.ds_summary()
+";
+    let d = diagnosed(log);
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

@@ -30,6 +30,8 @@ const CONTEXT_WEIGHT: f32 = 0.25;
 /// What a frame cue and a line cue add, as a share of the best line's score in the log.
 const FRAME_CUE_SHARE: f32 = 0.5;
 const LINE_CUE_SHARE: f32 = 0.35;
+/// The most that cues alone give an entry, as a share of the best line's score.
+const CUE_ONLY_MAX: f32 = 0.9;
 /// The score a cue's share is taken of when no line matched any entry.
 const CUE_BASE: f32 = 10.0;
 /// Cues counted per entry.
@@ -156,6 +158,11 @@ fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<St
             CueKind::Line => LINE_CUE_SHARE,
         };
         acc.cue_score += share * base;
+        // Cues alone (no line matched the entry) are circumstantial: they rank below the
+        // entry whose signature the log's best line matched.
+        if acc.best == 0.0 && best > 0.0 {
+            acc.cue_score = acc.cue_score.min(CUE_ONLY_MAX * base);
+        }
         acc.cues.push(CueEvidence {
             line: hit.line,
             text: hit.text.clone(),
@@ -191,6 +198,12 @@ fn apply_findings(searcher: &Searcher, lines: &[ErrorLine], per_entry: &mut BTre
         for d in searcher.docs() {
             if !d.cues.findings.iter().any(|f| f == name) {
                 continue;
+            }
+            // A finding for an entry makes it a candidate even where no line matched it.
+            if speaks_for {
+                per_entry
+                    .entry(d.slug.clone())
+                    .or_insert_with(|| Acc::new(d.clone()));
             }
             if let Some(acc) = per_entry.get_mut(&d.slug) {
                 acc.factor *= if speaks_for {

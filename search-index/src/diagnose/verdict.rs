@@ -8,6 +8,7 @@
 //! gets "no entry explains this log", with the error line that was found.
 
 use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
+use crate::log::cues::CueKind;
 use crate::log::{LineKind, LogReport};
 
 /// The signature coverage a line needs to name the failure.
@@ -29,9 +30,15 @@ pub(super) fn decide(
         .error_lines
         .iter()
         .all(|l| l.kind == LineKind::Context);
+    let warnings: Vec<usize> = (report.error_lines.iter())
+        .filter(|l| l.kind == LineKind::Warning)
+        .map(|l| l.line)
+        .collect();
     let outcome = match entries.first() {
         None => Outcome::None,
-        Some(top) if names_the_failure(top, &entries[1..], only_context) => Outcome::Diagnosis,
+        Some(top) if names_the_failure(top, &entries[1..], only_context, &warnings) => {
+            Outcome::Diagnosis
+        }
         Some(_) if only_context && entries.iter().all(|e| e.cues.is_empty()) => Outcome::None,
         Some(_) => Outcome::Possible,
     };
@@ -69,14 +76,24 @@ fn names_the_failure(
     entry: &DiagnosedEntry,
     others: &[DiagnosedEntry],
     only_context: bool,
+    warnings: &[usize],
 ) -> bool {
     let threshold = if only_context {
         MIN_CONTEXT_COVERAGE
     } else {
         MIN_COVERAGE
     };
+    // A launcher's summary is a consequence, unless a finding says what it shows (a SIGKILL
+    // with no Python error before it).
+    let found = !entry.reasons.is_empty() && !entry.ruled_out;
+    // Warnings name the failure only when no traceback points elsewhere: a run that crashed
+    // after routine warnings failed from the crash.
+    let crashed_elsewhere = others
+        .iter()
+        .any(|o| o.cues.iter().any(|c| c.kind == CueKind::Frame));
     let decisive = |e: &&Evidence| {
-        e.role != Role::Collateral
+        (e.role != Role::Collateral || found)
+            && !(crashed_elsewhere && warnings.contains(&e.line))
             && (only_context || e.role != Role::Context)
             && e.coverage >= threshold
             && e.defining >= MIN_DEFINING
@@ -100,7 +117,7 @@ fn names_the_failure(
                     && e.defining >= MIN_DEFINING
             })
     });
-    let separated = !entry.cues.is_empty() || (!entry.reasons.is_empty() && !entry.ruled_out);
+    let separated = !entry.cues.is_empty() || found;
     !shared || separated
 }
 

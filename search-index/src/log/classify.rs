@@ -1,6 +1,7 @@
 //! What a cleaned line of a log is: an exception, another error, a warning, a traceback frame,
 //! or a consequence of an earlier error.
 
+use super::clean::Level;
 use super::LineKind;
 
 /// A traceback frame or a line of code shown in one: Python's `File "..."`, IPython's
@@ -119,6 +120,28 @@ pub fn classify(text: &str) -> Option<LineKind> {
     None
 }
 
+/// The kind of a line, given the level its logger's prefix named: an ERROR record carries an
+/// error whatever its words (a worker's `Exception in worker ...`); an INFO or DEBUG record is
+/// at most a warning (DeepSpeed's routine `OVERFLOW! ... Skipping step`), unless it is an
+/// exception line or a NaN loss, which trainers log at INFO.
+pub fn classify_at(text: &str, level: Option<Level>, indented: bool) -> Option<LineKind> {
+    let kind = classify(text);
+    match level {
+        Some(Level::Error)
+            if kind.is_none()
+                && !indented
+                && !is_frame(text)
+                && !text.starts_with("Exception raised from") =>
+        {
+            Some(LineKind::Error)
+        }
+        Some(Level::Info) if kind == Some(LineKind::Error) && !is_nan_line(text) => {
+            Some(LineKind::Warning)
+        }
+        _ => kind,
+    }
+}
+
 /// `RuntimeError: ...`, `torch.OutOfMemoryError: ...`, `_pickle.UnpicklingError: ...`,
 /// `torch._dynamo.exc.BackendCompilerFailed: ...`, `AssertionError`.
 pub fn exception_head(text: &str) -> bool {
@@ -153,7 +176,7 @@ pub fn is_warning_class(text: &str) -> bool {
 
 /// Errors that follow from an earlier one: launcher summaries, aborts, other ranks' timeouts.
 pub fn is_collateral(text: &str) -> bool {
-    const MARKERS: [&str; 16] = [
+    const MARKERS: [&str; 19] = [
         "ChildFailedError",
         "Root Cause (first observed failure)",
         "failed (exitcode",
@@ -170,6 +193,9 @@ pub fn is_collateral(text: &str) -> bool {
         "elastic.multiprocessing",
         "The server socket has failed to listen",
         "terminate called after throwing",
+        "exits with return code",
+        "srun: error:",
+        "slurmstepd: error:",
     ];
     MARKERS.iter().any(|m| text.contains(m))
 }

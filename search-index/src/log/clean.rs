@@ -2,11 +2,25 @@
 //!
 //! Takes the raw line; yields its text with ANSI colours, Markdown quote marks, Rich box
 //! drawing, progress bars glued to the line, timestamps, `[rank3]:` / `[default3]:` / hostname
-//! prefixes and log-level brackets removed, whitespace collapsed, and the rank a prefix named.
-//! `None` when nothing useful is left.
+//! prefixes and log-level brackets removed, whitespace collapsed, and the rank and the log level
+//! a prefix named. `None` when nothing useful is left.
 
-/// Longest cleaned line kept, in bytes.
+/// Longest cleaned line kept, in bytes: its start and its end, since a long line's verdict is
+/// often at the end (`... died with <Signals.SIGKILL: 9>.` after a whole command line).
 const MAX_LINE: usize = 2_000;
+/// Of a line longer than [`MAX_LINE`], the bytes kept from its end.
+const KEPT_END: usize = 600;
+
+/// The severity a logger's prefix gave a line (`ERROR`, `[INFO]`, glog's `E1203`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// ERROR, CRITICAL, FATAL.
+    Error,
+    /// WARNING.
+    Warning,
+    /// INFO, DEBUG, TRACE.
+    Info,
+}
 
 /// A physical line after cleaning.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +29,10 @@ pub struct CleanLine {
     pub rank: Option<u32>,
     /// The line was indented after its prefixes (a traceback frame or code).
     pub indented: bool,
+    /// How far: the whitespace characters before its text.
+    pub indent: usize,
+    /// The level a logger's prefix gave the line, if one did.
+    pub level: Option<Level>,
 }
 
 /// Cleans one physical line; `None` when nothing useful is left.
@@ -41,6 +59,7 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         return None;
     }
     let mut rank = None;
+    let mut level = None;
     // Prefixes: timestamps, brackets, ranks, hosts, in any order, a few times.
     for _ in 0..8 {
         let trimmed = rest.trim_start();
@@ -48,30 +67,74 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         if found_rank.is_some() && rank.is_none() {
             rank = found_rank;
         }
+        if level.is_none() {
+            level = level_of(&trimmed[..trimmed.len() - after.len()]);
+        }
         if after.len() == trimmed.len() {
             break;
         }
         // indentation after a prefix is the line's own: drop only the separating space
         rest = after.strip_prefix(' ').unwrap_or(after);
     }
-    let indented = rest.starts_with(' ') || rest.starts_with('\t');
+    let indent = rest.len() - rest.trim_start().len();
+    let indented = indent > 0;
     let text: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() || text.chars().all(|c| !c.is_alphanumeric()) {
         return None;
     }
-    let mut text = text;
-    if text.len() > MAX_LINE {
-        let mut cut = MAX_LINE;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-    }
     Some(CleanLine {
-        text,
+        text: shorten(text),
         rank,
         indented,
+        indent,
+        level,
     })
+}
+
+/// A line cut to [`MAX_LINE`] bytes: its start, ` … `, and its last [`KEPT_END`] bytes.
+fn shorten(mut text: String) -> String {
+    if text.len() <= MAX_LINE {
+        return text;
+    }
+    let mut tail_start = text.len() - KEPT_END;
+    while !text.is_char_boundary(tail_start) {
+        tail_start += 1;
+    }
+    let tail = text[tail_start..].to_owned();
+    let mut cut = MAX_LINE - KEPT_END - 5;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    text.push_str(" … ");
+    text.push_str(&tail);
+    text
+}
+
+/// The level named in a stripped prefix: one of its words, brackets and colons aside.
+fn level_of(prefix: &str) -> Option<Level> {
+    prefix
+        .split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | ':' | '|' | '-'))
+        .find_map(|word| match word {
+            "ERROR" | "CRITICAL" | "FATAL" | "error" | "critical" | "fatal" | "E" | "F" => {
+                Some(Level::Error)
+            }
+            "WARNING" | "WARN" | "warning" | "W" => Some(Level::Warning),
+            "INFO" | "DEBUG" | "TRACE" | "info" | "debug" | "I" => Some(Level::Info),
+            _ if is_glog_level(word) => Some(match word.as_bytes()[0] {
+                b'E' | b'F' => Level::Error,
+                b'W' => Level::Warning,
+                _ => Level::Info,
+            }),
+            _ => None,
+        })
+}
+
+/// glog's `E1203` (level letter, month and day).
+fn is_glog_level(word: &str) -> bool {
+    word.len() == 5
+        && word.starts_with(['I', 'W', 'E', 'F'])
+        && word.as_bytes()[1..].iter().all(u8::is_ascii_digit)
 }
 
 fn is_box(c: char) -> bool {

@@ -8,7 +8,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
-use super::classify::{classify, exception_head, is_collateral, is_frame, is_warning_class};
+use super::classify::{
+    classify, classify_at, exception_head, is_collateral, is_frame, is_warning_class,
+};
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
 use super::{ErrorLine, LineKind, LogReport};
@@ -46,13 +48,22 @@ pub struct LogReader<'c> {
 #[derive(Debug, Default)]
 struct RankState {
     in_traceback: bool,
+    /// The indentation of the traceback's header: its exception line is no deeper (a traceback
+    /// relayed inside another program's output is indented as a whole).
+    traceback_indent: usize,
     /// The rank's last lines, the context of an exception that follows them.
     recent: VecDeque<String>,
     /// An IPython traceback header naming an exception whose final line has not come (yet).
     pending: Option<ErrorLine>,
     /// Cues found in the traceback being read, kept until its exception line.
     cues: Vec<CueHit>,
+    /// An exception line with nothing after its colon, whose message is on the next line
+    /// (`RuntimeError:` then an indented paragraph), with its kind and line number.
+    awaiting: Option<(CleanLine, LineKind, usize)>,
 }
+
+/// What starts a Python traceback.
+const TRACEBACK: &str = "Traceback (most recent call last)";
 
 impl<'c> LogReader<'c> {
     /// A reader that also reports where each of `cues` first turns up.
@@ -74,8 +85,8 @@ impl<'c> LogReader<'c> {
         }
     }
 
-    fn segment(&mut self, line: CleanLine) {
-        let number = self.lines_read;
+    /// Notes the cues `line` holds: kept with the traceback being read, or counted at once.
+    fn find_cues(&mut self, line: &CleanLine, number: usize) {
         let state = self.ranks.entry(line.rank).or_default();
         if let Some(cues) = self.cues {
             let in_frame = state.in_traceback || line.indented || is_frame(&line.text);
@@ -98,17 +109,31 @@ impl<'c> LogReader<'c> {
                 }
             }
         }
-        let state = self.ranks.entry(line.rank).or_default();
-        if let Some(at) = line.text.find("Traceback (most recent call last)") {
+    }
+
+    fn segment(&mut self, line: CleanLine) {
+        let number = self.lines_read;
+        self.find_cues(&line, number);
+        let Some(line) = self.message_of_awaiting(line) else {
+            return;
+        };
+        if let Some(at) = line.text.find(TRACEBACK) {
             let header = ipython_header(&line, at, number);
+            if header.is_none() {
+                self.lead_in(&line, at, number);
+            }
+            let state = self.ranks.entry(line.rank).or_default();
             if let Some(unfinished) = std::mem::replace(&mut state.pending, header) {
                 self.headers.push(unfinished);
             }
             state.in_traceback = true;
+            state.traceback_indent = line.indent;
             state.recent.clear();
             return;
         }
-        let kind = if state.in_traceback && !line.indented && !is_frame(&line.text) {
+        let state = self.ranks.entry(line.rank).or_default();
+        let ends_traceback = line.indent <= state.traceback_indent && !is_frame(&line.text);
+        let kind = if state.in_traceback && ends_traceback {
             if line
                 .text
                 .starts_with("During handling of the above exception")
@@ -128,19 +153,59 @@ impl<'c> LogReader<'c> {
                     }
                 }
             }
-            Some(if is_warning_class(&line.text) {
+            let kind = if is_warning_class(&line.text) {
                 LineKind::Warning
             } else {
                 LineKind::Exception
-            })
+            };
+            if line.text.ends_with(':') && exception_head(&line.text) {
+                state.awaiting = Some((line, kind, number));
+                return;
+            }
+            Some(kind)
         } else if state.in_traceback {
             None
         } else {
-            classify(&line.text)
+            classify_at(&line.text, line.level, line.indented)
         };
         match kind {
             None => self.plain(line, number),
             Some(kind) => self.error(line, kind, number),
+        }
+    }
+
+    /// The next line after an exception line that awaits its message: the message, joined to
+    /// it (`None`: nothing left to read of `line`), or the line itself, the exception line
+    /// kept alone.
+    fn message_of_awaiting(&mut self, line: CleanLine) -> Option<CleanLine> {
+        let state = self.ranks.entry(line.rank).or_default();
+        let Some((mut head, kind, number)) = state.awaiting.take() else {
+            return Some(line);
+        };
+        let is_message = !line.text.contains(TRACEBACK)
+            && classify(&line.text).is_none()
+            && !is_frame(&line.text);
+        if is_message {
+            head.text.push(' ');
+            head.text.push_str(&line.text);
+        }
+        self.error(head, kind, number);
+        (!is_message).then_some(line)
+    }
+
+    /// A logger's message that ends in the traceback it prints (`Exception in worker ...:
+    /// <message>, Traceback (most recent call last):`): the message is a line of its own.
+    fn lead_in(&mut self, line: &CleanLine, at: usize, number: usize) {
+        let text = line.text[..at].trim_end_matches([',', ':', ' ']);
+        if text.is_empty() {
+            return;
+        }
+        if let Some(kind) = classify_at(text, line.level, false) {
+            let lead = CleanLine {
+                text: text.to_owned(),
+                ..line.clone()
+            };
+            self.error(lead, kind, number);
         }
     }
 
@@ -225,6 +290,12 @@ impl<'c> LogReader<'c> {
 
     /// The report of everything read.
     pub fn finish(mut self) -> LogReport {
+        let awaiting: Vec<_> = (self.ranks.values_mut())
+            .filter_map(|state| state.awaiting.take())
+            .collect();
+        for (line, kind, number) in awaiting {
+            self.error(line, kind, number);
+        }
         let mut pending = Vec::new();
         for state in self.ranks.into_values() {
             // A traceback cut before its exception line: its frames are all there is.

@@ -283,3 +283,99 @@ fn cues_of_collateral_tracebacks_are_dropped() {
     let hits: Vec<usize> = report.cue_hits.iter().map(|h| h.cue).collect();
     assert_eq!(hits, [1], "{report:?}");
 }
+
+/// A logger's level is read from the prefix it strips: an ERROR record carries an error
+/// whatever its words, an INFO record's routine message is at most a warning, and an INFO
+/// record of a NaN loss stays an error.
+#[test]
+fn the_loggers_level_decides_what_a_line_is() {
+    let report = read_log(
+        "(VllmWorkerProcess pid=307) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233] Worker init_device failed on this node\n\
+         [2023-10-18 06:02:18,170] [INFO] [loss_scaler.py:190:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536\n\
+         2024-05-01 10:00:00,000 - INFO - step 12 loss=nan grad_norm=inf\n",
+    );
+    let kinds: Vec<LineKind> = report.error_lines.iter().map(|l| l.kind).collect();
+    assert_eq!(
+        kinds,
+        [LineKind::Error, LineKind::Warning, LineKind::Error],
+        "{:#?}",
+        report.error_lines
+    );
+    // Without its ERROR prefix the first line carries no error at all.
+    let plain = read_log("Worker init_device failed on this node\n");
+    assert!(plain
+        .error_lines
+        .iter()
+        .all(|l| l.kind == LineKind::Context));
+}
+
+/// vLLM logs a worker's exception as one line ending in the traceback it prints: the message
+/// before `Traceback` is a line of its own, even when the traceback is cut.
+#[test]
+fn a_message_that_ends_in_a_traceback_is_read() {
+    let report = read_log(
+        "(VllmWorkerProcess pid=307) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233] Exception in worker VllmWorkerProcess while processing method init_device: Cannot re-initialize CUDA in forked subprocess, Traceback (most recent call last):\n\
+         (VllmWorkerProcess pid=307) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233]   File \"/venv/vllm/worker/worker.py\", line 166, in init_device\n",
+    );
+    let first = &report.error_lines[0];
+    assert!(
+        first
+            .text
+            .ends_with("Cannot re-initialize CUDA in forked subprocess"),
+        "{first:?}"
+    );
+    assert_eq!(first.kind, LineKind::Error);
+}
+
+/// `RuntimeError:` with its message on the next, indented lines (a multi-line message).
+#[test]
+fn an_empty_exception_takes_its_message_from_the_next_line() {
+    let report = read_log(
+        "Traceback (most recent call last):\n  File \"save.py\", line 3, in <module>\n    save_file(t)\nRuntimeError:\n            Some tensors share memory, this will lead to duplicate memory on disk\n\nstep 26 done\n",
+    );
+    let exception = report
+        .error_lines
+        .iter()
+        .find(|l| l.kind == LineKind::Exception)
+        .expect("the exception line");
+    assert_eq!(
+        exception.text,
+        "RuntimeError: Some tensors share memory, this will lead to duplicate memory on disk"
+    );
+    // At the end of a log, the exception line is kept alone.
+    let alone =
+        read_log("Traceback (most recent call last):\n  File \"a.py\", line 1\nRuntimeError:\n");
+    assert_eq!(alone.error_lines[0].text, "RuntimeError:");
+}
+
+/// A traceback relayed inside another program's output (pip's) is indented as a whole: its
+/// exception line is as deep as its header, not deeper.
+#[test]
+fn an_indented_traceback_ends_at_its_own_depth() {
+    let report = read_log(
+        "  error: subprocess-exited-with-error\n      Traceback (most recent call last):\n        File \"setup.py\", line 100, in <module>\n          build()\n      op_builder.builder.MissingCUDAException: CUDA_HOME does not exist\n      [end of output]\n",
+    );
+    assert!(
+        report
+            .error_lines
+            .iter()
+            .any(|l| l.kind == LineKind::Exception
+                && l.text == "op_builder.builder.MissingCUDAException: CUDA_HOME does not exist"),
+        "{:#?}",
+        report.error_lines
+    );
+}
+
+/// A line over the length kept loses its middle, not its end, where the verdict often is.
+#[test]
+fn a_long_line_keeps_its_end() {
+    let args = "'--flag=value', ".repeat(300);
+    let line = format!(
+        "subprocess.CalledProcessError: Command '[{args}]' died with <Signals.SIGKILL: 9>."
+    );
+    let text = clean_line(&line).unwrap().text;
+    assert!(text.len() <= 2_000, "{}", text.len());
+    assert!(text.starts_with("subprocess.CalledProcessError: Command"));
+    assert!(text.ends_with("died with <Signals.SIGKILL: 9>."), "{text}");
+    assert!(text.contains(" … "));
+}
