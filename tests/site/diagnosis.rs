@@ -212,3 +212,19 @@ Traceback (most recent call last):
     let d = diagnosed(log);
     assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// An OOM raised where attention multiplies queries by keys, with no entry's frame cue in the
+/// traceback: the innermost frames still say the allocation was attention's.
+#[test]
+fn an_oom_in_attention_code_points_at_long_sequences() {
+    let log = "Traceback (most recent call last):
+  File \"/venv/lib/python3.10/site-packages/proteins/model.py\", line 112, in forward
+    x, attn = layer(x)
+  File \"/venv/lib/python3.10/site-packages/proteins/multihead_attention.py\", line 367, in forward
+    attn_weights = torch.bmm(q, k.transpose(1, 2))
+RuntimeError: CUDA out of memory. Tried to allocate 746.00 MiB (GPU 0; 15.78 GiB total capacity; 12.68 GiB already allocated; 718.75 MiB free; 13.63 GiB reserved in total by PyTorch)
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "activation-memory-quadratic-attention", "{d:#?}");
+    assert!(d.entries[0].reasons[0].contains("attn_weights"), "{d:#?}");
+}

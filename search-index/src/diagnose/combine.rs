@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use super::attention;
 use super::oom::{Fragmentation, OomNumbers};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
@@ -190,6 +191,10 @@ fn apply_findings(searcher: &Searcher, lines: &[ErrorLine], per_entry: &mut BTre
             "host-oom-kill",
             killed_before_any_error(lines).map(|why| (true, why)),
         ),
+        (
+            "oom-attention",
+            oom_in_attention(lines).map(|why| (true, why)),
+        ),
     ];
     for (name, verdict) in findings {
         let Some((speaks_for, why)) = verdict else {
@@ -216,6 +221,14 @@ fn apply_findings(searcher: &Searcher, lines: &[ErrorLine], per_entry: &mut BTre
             }
         }
     }
+}
+
+/// An out-of-memory error whose allocation was attention's, in words.
+fn oom_in_attention(lines: &[ErrorLine]) -> Option<String> {
+    lines
+        .iter()
+        .filter(|l| !l.collateral)
+        .find_map(|l| attention::in_attention(l.line, &l.text, &l.context))
 }
 
 /// A process killed with SIGKILL before any Python exception was printed, in words.

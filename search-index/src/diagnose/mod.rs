@@ -6,13 +6,14 @@
 //! matches well enough to name the failure ([`verdict`]). A log without a recognisable failure
 //! says so.
 
+mod attention;
 mod combine;
 pub mod oom;
 mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 2] = [
+pub const FINDINGS: [(&str, &str); 3] = [
     (
         "oom-fragmentation",
         "the out-of-memory message's numbers: whether the memory reserved but unallocated could have served the request",
@@ -20,6 +21,10 @@ pub const FINDINGS: [(&str, &str); 2] = [
     (
         "host-oom-kill",
         "a process killed with SIGKILL (exit code -9, a bare `Killed`) before any Python error: the mark of the operating system's out-of-memory killer",
+    ),
+    (
+        "oom-attention",
+        "an out-of-memory error whose allocation was attention's: raised in attention code, or for a tensor ending in two equal dimensions of 2,048 or more (sequence by sequence)",
     ),
 ];
 

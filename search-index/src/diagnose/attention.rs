@@ -1,0 +1,84 @@
+//! Whether an out-of-memory error came from attention over a long sequence.
+//!
+//! Takes the first out-of-memory exception line with the lines before it (the innermost
+//! frames of its traceback); yields a sentence when the failed allocation was attention's:
+//! the innermost frames, where the allocation was made, are attention code (`attn_weights =
+//! torch.bmm(q, k.transpose(1, 2))`, `softmax(attention_scores`), or the tensor that could not
+//! be allocated ends in two equal large dimensions (TensorFlow's `shape[16,20000,20000]`), the
+//! sequence-by-sequence scores whose memory grows with the square of the length.
+
+/// Lines of the traceback's end read: the last two frames and their source lines.
+const INNERMOST_LINES: usize = 4;
+/// The smallest sequence length whose square scores are taken as the cause.
+const LONG_SEQUENCE: u64 = 2048;
+
+/// The sentence that says the allocation was attention's, if it was.
+pub fn in_attention(line_number: usize, text: &str, context: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    if !(lower.contains("out of memory") || lower.contains("oom when allocating")) {
+        return None;
+    }
+    if let Some(length) = square_shape(text) {
+        return Some(format!(
+            "line {line_number}: the tensor that could not be allocated ends in {length}×{length}, the attention scores of a {length}-token sequence, whose memory grows with the square of its length"
+        ));
+    }
+    let lines: Vec<&str> = context.lines().collect();
+    let innermost = &lines[lines.len().saturating_sub(INNERMOST_LINES)..];
+    let code = innermost.iter().rev().find(|l| names_attention(l))?;
+    Some(format!(
+        "line {line_number}: the allocation that failed was made in attention (`{}`), whose memory grows with the square of the sequence length",
+        code.trim()
+    ))
+}
+
+/// Whether a frame or source line is attention code: a word that is or starts with `attn` or
+/// `attention` (`self_attn`, `attn_weights`, `attention_scores`, `eager_attention_forward`).
+fn names_attention(line: &str) -> bool {
+    line.to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| word.starts_with("attn") || word.starts_with("attention"))
+        || line.contains("_attn")
+        || line.contains("_attention")
+}
+
+/// The length `L` of a `shape[..., L, L]` (or `shape=(..., L, L)`) with `L` long.
+fn square_shape(text: &str) -> Option<u64> {
+    let start = text.find("shape")? + "shape".len();
+    let rest = text[start..].trim_start_matches(['=', ' ', '[', '(']);
+    let end = rest.find([']', ')'])?;
+    let dims: Vec<u64> = rest[..end]
+        .split(',')
+        .map(|d| d.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match dims.as_slice() {
+        [.., a, b] if a == b && *a >= LONG_SEQUENCE => Some(*a),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attention_frames_and_square_shapes() {
+        let oom = "RuntimeError: CUDA out of memory. Tried to allocate 746.00 MiB";
+        let frames = "File \"esm/multihead_attention.py\", line 367, in forward\nattn_weights = torch.bmm(q, k.transpose(1, 2))";
+        assert!(in_attention(9, oom, frames)
+            .unwrap()
+            .contains("attn_weights"));
+        let mlp = "File \"torch/nn/modules/linear.py\", line 114, in forward\nreturn F.linear(input, self.weight, self.bias)";
+        assert_eq!(in_attention(9, oom, mlp), None);
+        // Attention further out than the innermost frames is not where the allocation was.
+        let outer = format!(
+            "File \"m.py\", line 1, in forward\nx = self.self_attn(x)\nFile \"torch/nn/modules/module.py\", line 1110, in _call_impl\nreturn forward_call(*input)\n{mlp}"
+        );
+        assert_eq!(in_attention(9, oom, &outer), None);
+        let tf = "ResourceExhaustedError: OOM when allocating tensor with shape[16,20000,20000] and type float";
+        assert!(in_attention(3, tf, "").unwrap().contains("20000×20000"));
+        let small = "ResourceExhaustedError: OOM when allocating tensor with shape[64,512,512] and type float";
+        assert_eq!(in_attention(3, small, ""), None);
+        assert_eq!(in_attention(3, "KeyError: attn_weights", frames), None);
+    }
+}
