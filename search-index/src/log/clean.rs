@@ -249,7 +249,7 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     if let Some(rest) = strip_timestamp(s) {
         return (rest, None);
     }
-    // Ray's and vLLM's worker prefixes: `(RayWorker pid=123)`, `(VllmWorkerProcess pid=307)`
+    // Ray's and vLLM's worker prefixes: `(RayWorker pid=123)`, `(VllmWorkerProcess pid=5120)`
     if let Some(inner_end) = s.strip_prefix('(').and_then(|r| r.find(')')) {
         if s[1..1 + inner_end].contains("pid=") {
             return (&s[inner_end + 2..], None);
@@ -406,7 +406,7 @@ fn strip_timestamp(s: &str) -> Option<&str> {
         && digits(6, 2)
         && b.get(8) == Some(&b':')
     {
-        // a month and day without the year: `01-19 03:55:24`
+        // a month and day without the year: `11-03 14:20:07`
         end = 6;
     }
     if digits(end, 2) && b.get(end + 2) == Some(&b':') && digits(end + 3, 2) {

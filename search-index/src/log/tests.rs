@@ -258,7 +258,7 @@ fn a_progress_bars_postfix_is_kept() {
 #[test]
 fn worker_prefixes_and_month_day_dates() {
     assert_eq!(
-        clean("(VllmWorkerProcess pid=307) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233] RuntimeError: boom")
+        clean("(VllmWorkerProcess pid=5120) ERROR 11-03 14:20:07 multiproc_worker_utils.py:240] RuntimeError: boom")
             .unwrap()
             .0,
         "RuntimeError: boom"
@@ -290,7 +290,7 @@ fn cues_of_collateral_tracebacks_are_dropped() {
 #[test]
 fn the_loggers_level_decides_what_a_line_is() {
     let report = read_log(
-        "(VllmWorkerProcess pid=307) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233] Worker init_device failed on this node\n\
+        "(VllmWorkerProcess pid=5120) ERROR 11-03 14:20:07 worker_base.py:412] Worker init_device failed on this node\n\
          [2023-10-18 06:02:18,170] [INFO] [loss_scaler.py:190:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536\n\
          2024-05-01 10:00:00,000 - INFO - step 12 loss=nan grad_norm=inf\n",
     );
@@ -314,8 +314,8 @@ fn the_loggers_level_decides_what_a_line_is() {
 #[test]
 fn a_message_that_ends_in_a_traceback_is_read() {
     let report = read_log(
-        "(VllmWorkerProcess pid=307) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233] Exception in worker VllmWorkerProcess while processing method init_device: Cannot re-initialize CUDA in forked subprocess, Traceback (most recent call last):\n\
-         (VllmWorkerProcess pid=307) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233]   File \"/venv/vllm/worker/worker.py\", line 166, in init_device\n",
+        "(VllmWorkerProcess pid=5121) ERROR 11-03 14:20:08 multiproc_worker_utils.py:240] Exception in worker VllmWorkerProcess while processing method load_model: Cannot re-initialize CUDA in forked subprocess, Traceback (most recent call last):\n\
+         (VllmWorkerProcess pid=5121) ERROR 11-03 14:20:08 multiproc_worker_utils.py:240]   File \"/srv/llm/vllm/worker/model_runner.py\", line 88, in load_model\n",
     );
     let first = &report.error_lines[0];
     assert!(
