@@ -27,9 +27,7 @@ pub enum Level {
 pub struct CleanLine {
     pub text: String,
     pub rank: Option<u32>,
-    /// The line was indented after its prefixes (a traceback frame or code).
-    pub indented: bool,
-    /// How far: the whitespace characters before its text.
+    /// The whitespace characters before its text, after its prefixes.
     pub indent: usize,
     /// The level a logger's prefix gave the line, if one did.
     pub level: Option<Level>,
@@ -77,7 +75,6 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         rest = after.strip_prefix(' ').unwrap_or(after);
     }
     let indent = rest.len() - rest.trim_start().len();
-    let indented = indent > 0;
     let text: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() || text.chars().all(|c| !c.is_alphanumeric()) {
         return None;
@@ -85,10 +82,16 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
     Some(CleanLine {
         text: shorten(text),
         rank,
-        indented,
         indent,
         level,
     })
+}
+
+impl CleanLine {
+    /// The line was indented after its prefixes (a traceback frame or code).
+    pub fn indented(&self) -> bool {
+        self.indent > 0
+    }
 }
 
 /// A line cut to [`MAX_LINE`] bytes: its start, ` … `, and its last [`KEPT_END`] bytes.

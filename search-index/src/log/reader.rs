@@ -89,7 +89,7 @@ impl<'c> LogReader<'c> {
     fn find_cues(&mut self, line: &CleanLine, number: usize) {
         let state = self.ranks.entry(line.rank).or_default();
         if let Some(cues) = self.cues {
-            let in_frame = state.in_traceback || line.indented || is_frame(&line.text);
+            let in_frame = state.in_traceback || line.indented() || is_frame(&line.text);
             for cue in cues.find(&line.text, in_frame) {
                 let hit = CueHit {
                     cue,
@@ -166,7 +166,7 @@ impl<'c> LogReader<'c> {
         } else if state.in_traceback {
             None
         } else {
-            classify_at(&line.text, line.level, line.indented)
+            classify_at(&line.text, line.level, line.indented())
         };
         match kind {
             None => self.plain(line, number),
@@ -219,7 +219,7 @@ impl<'c> LogReader<'c> {
         before.push_back(line.text.clone());
         if self.folded.is_empty()
             && self.context.len() < MAX_CONTEXT_LINES
-            && !line.indented
+            && !line.indented()
             && !is_frame(&line.text)
             && terms(&line.text).len() >= 4
             && self.context_keys.insert(fold_key(&line.text))
