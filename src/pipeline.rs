@@ -429,6 +429,7 @@ fn plan(old: &Checked, new: &Checked) -> Selection {
     if !same_urls
         || !a.tags.keys().eq(b.tags.keys())
         || a.config.paginate_by != b.config.paginate_by
+        || a.config.threads != b.config.threads
     {
         return Selection::All;
     }

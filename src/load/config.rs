@@ -1,7 +1,8 @@
 //! The site configuration, `errata.yaml`.
 //!
 //! Takes the file's text; yields a [`Config`] with the site title, base URL, categories (in
-//! the order written) and the repository used for edit links. Unknown keys are refused with a
+//! the order written), the repository used for edit links and the folder of cases whose threads
+//! the failure pages show. Unknown keys are refused with a
 //! suggestion, like the front matter.
 
 use indexmap::IndexMap;
@@ -32,6 +33,13 @@ pub struct Config {
     #[serde(default = "default_paginate_by")]
     pub paginate_by: usize,
     pub categories: IndexMap<String, CategoryConfig>,
+    /// A folder of diagnosis cases (e.g. `bench/cases`), relative to the site root: each
+    /// failure page shows the public threads among them that report it.
+    #[serde(default)]
+    pub reports: Option<String>,
+    /// What `reports` holds, read by the load stage (not a key of the file).
+    #[serde(skip)]
+    pub threads: std::sync::Arc<super::reports::Reports>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -42,7 +50,7 @@ pub struct CategoryConfig {
     pub description: String,
 }
 
-const CONFIG_FIELDS: [&str; 9] = [
+const CONFIG_FIELDS: [&str; 10] = [
     "title",
     "description",
     "base_url",
@@ -52,6 +60,7 @@ const CONFIG_FIELDS: [&str; 9] = [
     "theme",
     "paginate_by",
     "categories",
+    "reports",
 ];
 
 /// Names a category cannot take, because the site's own pages live there.
@@ -92,12 +101,8 @@ impl Config {
             }
         })?;
         if config.paginate_by == 0 {
-            let line = text
-                .lines()
-                .position(|l| l.starts_with("paginate_by:"))
-                .map_or(1, |i| i + 1);
             return Err(ParseFailure {
-                line,
+                line: key_line(text, "paginate_by"),
                 column: 1,
                 message: "`paginate_by` must be at least 1".into(),
                 hint: Some("it is the number of cards on each page of a list (default 100)".into()),
@@ -132,6 +137,13 @@ impl Config {
     pub fn base_url(&self) -> String {
         format!("{}/", self.base_url.trim_end_matches('/'))
     }
+}
+
+/// The 1-based line where the top-level `key` is written, or 1.
+fn key_line(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| l.starts_with(&format!("{key}:")))
+        .map_or(1, |i| i + 1)
 }
 
 #[cfg(test)]

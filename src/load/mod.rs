@@ -15,6 +15,7 @@ mod file;
 pub mod front_matter;
 mod links;
 pub mod markdown;
+pub mod reports;
 pub mod theme;
 pub mod types;
 mod walk;
@@ -87,7 +88,7 @@ pub fn load_site_cached(
     options: LoadOptions,
     cache: &mut LoadCache,
 ) -> Result<Loaded, LoadError> {
-    let config = read_config(root)?;
+    let mut config = read_config(root)?;
     let content = root.join("content");
     if !content.is_dir() {
         return Err(LoadError::NoContent { path: content });
@@ -107,6 +108,11 @@ pub fn load_site_cached(
             None => {}
         }
     }
+    if let Some(dir) = config.reports.clone() {
+        let (reports, found) = read_reports(root, &dir, &walk.outcomes);
+        config.threads = std::sync::Arc::new(reports);
+        problems.extend(found);
+    }
     let sources = Sources::of_files(walk.shown.clone(), texts);
     let theme_dir = Some(root.join("themes").join(&config.theme)).filter(|d| d.is_dir());
     let theme = theme::load_theme(theme_dir.as_deref())?;
@@ -120,6 +126,56 @@ pub fn load_site_cached(
         theme,
         failed_slugs,
     })
+}
+
+/// The threads of the cases folder `dir`; a folder that is not there is a problem at the
+/// `reports:` line of `errata.yaml`, and a slug that names no entry is a warning.
+fn read_reports(
+    root: &Path,
+    dir: &str,
+    outcomes: &[std::sync::Arc<file::FileOutcome>],
+) -> (reports::Reports, Vec<Problem>) {
+    let path = root.join(dir);
+    if !path.is_dir() {
+        let problem = Problem::error(
+            "errata.yaml",
+            config_line(root, "reports:"),
+            1,
+            format!("`reports: {dir}` is not a folder"),
+        )
+        .with_hint("name the folder of diagnosis cases, relative to the site root (e.g. `bench/cases`), or remove `reports:`");
+        return (reports::Reports::default(), vec![problem]);
+    }
+    let (reports, mut problems) = reports::read_reports(&path, dir.trim_end_matches('/'));
+    let known: std::collections::HashSet<&str> = outcomes
+        .iter()
+        .filter_map(|o| o.slug.as_ref().map(Slug::as_str))
+        .chain(
+            outcomes
+                .iter()
+                .filter_map(|o| o.entry.as_ref().map(|e| e.slug.as_str())),
+        )
+        .collect();
+    for slug in reports.slugs().filter(|s| !known.contains(s)) {
+        problems.push(
+            Problem::warning(
+                format!("{}/classes.json", dir.trim_end_matches('/')),
+                0,
+                0,
+                format!("the cases name `{slug}`, which is no entry"),
+            )
+            .with_hint("correct the slug in classes.json, or write the entry"),
+        );
+    }
+    (reports, problems)
+}
+
+/// The 1-based line of `errata.yaml` that starts with `key`, or 1.
+fn config_line(root: &Path, key: &str) -> usize {
+    std::fs::read_to_string(root.join("errata.yaml"))
+        .ok()
+        .and_then(|t| t.lines().position(|l| l.starts_with(key)))
+        .map_or(1, |i| i + 1)
 }
 
 /// Reads and parses `errata.yaml`; a mistake in it is a problem at its line.

@@ -79,6 +79,17 @@ pub struct ReferenceView<'a> {
     pub url: &'a str,
 }
 
+/// Where readers hit a failure: how many public threads among the site's cases report it,
+/// and the first few of them.
+#[derive(Debug, Serialize)]
+pub struct ReportsView<'a> {
+    pub count: usize,
+    pub threads: &'a [crate::load::reports::Thread],
+}
+
+/// Threads shown on a failure's page; the count says how many more there are.
+const THREADS_SHOWN: usize = 3;
+
 #[derive(Debug, Serialize)]
 pub struct FaqItem {
     pub question: String,
@@ -129,6 +140,7 @@ pub struct EntryView<'a> {
     pub confirm_html: Vec<String>,
     pub signatures: Vec<SignatureView<'a>>,
     pub references: Vec<ReferenceView<'a>>,
+    pub reports: ReportsView<'a>,
     pub updated: String,
     pub body_html: String,
     pub toc: Vec<TocItem>,
@@ -307,6 +319,13 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
                 url: &r.url,
             })
             .collect(),
+        reports: {
+            let threads = site.config.threads.of(e.slug.as_str());
+            ReportsView {
+                count: threads.len(),
+                threads: &threads[..threads.len().min(THREADS_SHOWN)],
+            }
+        },
         updated: e.updated.map(|d| d.to_string()).unwrap_or_default(),
         body_html: body.html,
         toc: body.toc,

@@ -1,6 +1,8 @@
 //! `errata search`, `errata diagnose` and the bundle, on the real `content/` and on logs the
 //! project wrote (`tests/fixtures/logs/`).
 
+use std::collections::BTreeMap;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -488,4 +490,60 @@ fn a_forged_bundle_damaged_in_its_terms_is_reported_when_searched() {
     r.assert_exit(2)
         .stderr_has("search bundle is corrupted: its index files are damaged");
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+}
+
+/// Each failure page of the real content shows how many of bench/cases' threads report it
+/// (counted here from the case files and classes.json), with links to the first three.
+#[test]
+fn failure_pages_show_where_readers_hit_them() {
+    let cases = repo().join("bench/cases");
+    let classes: BTreeMap<String, serde_json::Value> =
+        serde_json::from_str(&fs::read_to_string(cases.join("classes.json")).unwrap()).unwrap();
+    let mut expected: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for item in fs::read_dir(&cases).unwrap() {
+        let path = item.unwrap().path();
+        if path.extension().is_none_or(|x| x != "case") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let header = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().to_owned())
+                .unwrap()
+        };
+        let (url, class) = (header("url:"), header("class:"));
+        for slug in classes
+            .get(&class)
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+        {
+            expected
+                .entry(slug.as_str().unwrap().to_owned())
+                .or_default()
+                .push(url.clone());
+        }
+    }
+    let (_tmp, out) = built_site();
+    let page = |path: &str| fs::read_to_string(out.join(path).join("index.html")).unwrap();
+    let oom = page("memory/cuda-oom-batch-too-large");
+    let urls = &expected["cuda-oom-batch-too-large"];
+    assert!(urls.len() > 3, "{urls:?}");
+    assert!(
+        oom.contains(&format!("{} public threads among the cases", urls.len())),
+        "the count is shown"
+    );
+    let section = &oom[oom.find("id=\"reported\"").unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert_eq!(section.matches("<li>").count(), 3, "{section}");
+    for link in section.split("href=\"").skip(1) {
+        let url = &link[..link.find('"').unwrap()];
+        assert!(
+            urls.iter().any(|u| u == url),
+            "{url} is not a case of the entry"
+        );
+    }
+    // A guide has no failure to be reported, and none of its page says so.
+    assert!(!page("memory/memory-summary-tool-usage").contains("id=\"reported\""));
 }
