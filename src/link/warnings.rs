@@ -11,7 +11,7 @@ use chrono::NaiveDate;
 
 use super::Site;
 use crate::diagnostic::Problem;
-use crate::load::{Entry, Tag};
+use crate::load::{Entry, Kind, Tag};
 
 /// The warnings of a site, by entry, with what they were found from, so that after an edit
 /// only what it can have changed is looked at again (see [`Warnings::patch`]).
@@ -180,6 +180,9 @@ impl Warnings {
                 ),
             );
         }
+        if let Some(problem) = unsourced_first_signature(e) {
+            out.push(problem);
+        }
         if let Some(date) = e.updated.filter(|d| *d > self.today) {
             let (line, column) = e.spans.value("updated", &date.to_string());
             out.push(
@@ -342,4 +345,26 @@ fn isolated_entries(site: &Site) -> Vec<bool> {
         .enumerate()
         .map(|(i, e)| !shares_tag[i] && e.related.is_empty() && !linked_to[i])
         .collect()
+}
+
+/// A failure's first signature says where it is raised (`raised_in:` or `source:`), so that
+/// its page can show the reader where the message comes from.
+fn unsourced_first_signature(e: &Entry) -> Option<Problem> {
+    let first = e.signatures.first()?;
+    if e.kind != Kind::Failure || first.origin.is_some() {
+        return None;
+    }
+    let (line, column) = e.spans.value("signatures", &first.text);
+    Some(
+        Problem::warning(
+            &e.file,
+            line,
+            column,
+            "the first signature does not say where it is raised",
+        )
+        .with_hint(format!(
+            "write it as `- text: \"{}\"` with `raised_in:` (the upstream file) or `source:` (a link to the line or a thread)",
+            first.text
+        )),
+    )
 }

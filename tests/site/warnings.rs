@@ -12,7 +12,10 @@ fn warnings_are_reported_and_strict_fails() {
         .stderr_has("warning: content/memory/first.md:8:6: signature is identical to one in content/memory/second.md")
         .stderr_has("warning: content/memory/first.md:9:10: `updated` is in the future (2999-01-01)")
         .stderr_has("warning: content/memory/second.md:8:6: signature is identical to one in content/memory/first.md")
-        .stderr_has("5 warning(s)");
+        .stderr_has("warning: content/memory/first.md:8:6: the first signature does not say where it is raised")
+        .stderr_has("7 warning(s)");
+    // A first signature with `source:` says where it comes from.
+    assert!(!run.stderr.contains("lonely.md:8"), "{run}");
     let mut strict = site.errata("check");
     strict.arg("--strict");
     run_cmd(strict)
