@@ -4,6 +4,12 @@
 
 mod cli;
 mod index;
+#[cfg(unix)]
+#[path = "pipe/unix.rs"]
+mod pipe;
+#[cfg(not(unix))]
+#[path = "pipe/other.rs"]
+mod pipe;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,7 +38,11 @@ fn keep_freed_memory() {
 }
 
 fn main() -> ExitCode {
-    match run(cli::parse()) {
+    let command = cli::parse();
+    if !matches!(command, cli::Command::Serve(_)) {
+        pipe::end_quietly_on_closed_pipe();
+    }
+    match run(command) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");
@@ -73,6 +83,12 @@ fn build(options: &BuildOptions) -> anyhow::Result<ExitCode> {
     match pipeline::build(options) {
         Ok(built) => {
             diagnostic::report(&built.warnings, &built.sources);
+            if let Some((old, why)) = &built.report.left_behind {
+                eprintln!(
+                    "warning: the previous output, moved aside to {}, could not be removed ({why}); delete it by hand",
+                    old.display()
+                );
+            }
             eprintln!(
                 "built {} entries, {} files ({} KB) into {} in {} ms",
                 built.entries,

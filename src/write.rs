@@ -26,6 +26,8 @@ pub enum WriteError {
     NotOurs { output: PathBuf },
     #[error("{output} is not a folder")]
     NotAFolder { output: PathBuf },
+    #[error("{output} is read-only; refusing to replace it (make it writable, e.g. `chmod -R u+w {output}`, or pick another --output)")]
+    ReadOnly { output: PathBuf },
     #[error("the output {output} contains the site's own files; pick another --output")]
     ContainsSite { output: PathBuf },
     #[error("another errata build is writing {output} (lock {lock} is held)")]
@@ -88,10 +90,13 @@ pub fn is_safe_relative(path: &str) -> bool {
 }
 
 /// What was written.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct WriteReport {
     pub files: usize,
     pub bytes: u64,
+    /// The previous output, moved aside, when it could not be deleted (a read-only folder
+    /// inside it), and why.
+    pub left_behind: Option<(PathBuf, String)>,
 }
 
 /// The lock on an output folder, held from the start of a build to its end, so a second
@@ -185,6 +190,13 @@ impl<'a> Staging<'a> {
                     output: output.clone(),
                 })
             }
+            Ok(meta) if meta.permissions().readonly() => {
+                // Its files could be moved aside but not deleted: the build would leave a
+                // copy it cannot remove beside the output.
+                return Err(WriteError::ReadOnly {
+                    output: output.clone(),
+                });
+            }
             Ok(_) => {
                 let empty = fs::read_dir(output)
                     .map_err(io_at(output))?
@@ -249,7 +261,7 @@ impl<'a> Staging<'a> {
             return Err(WriteError::Interrupted);
         }
         let lock = self.lock;
-        swap_in(
+        let left_behind = swap_in(
             &self.temp,
             &lock.output,
             &lock.parent,
@@ -260,6 +272,7 @@ impl<'a> Staging<'a> {
         Ok(WriteReport {
             files: self.files.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
+            left_behind,
         })
     }
 }
@@ -316,16 +329,18 @@ fn remove_leftovers(parent: &Path, name: &str, output: &Path) {
 }
 
 /// Moves the old output aside, the new one in, then deletes the old one. If the second rename
-/// fails the old output is put back.
+/// fails the old output is put back. The old one, when it could not be deleted, and why.
 fn swap_in(
     temp: &Path,
     output: &Path,
     parent: &Path,
     name: &str,
     pid: u32,
-) -> Result<(), WriteError> {
+) -> Result<Option<(PathBuf, String)>, WriteError> {
     if !output.exists() {
-        return fs::rename(temp, output).map_err(io_at(output));
+        return fs::rename(temp, output)
+            .map_err(io_at(output))
+            .map(|()| None);
     }
     let old = parent.join(format!(".{name}.old-{pid}"));
     fs::rename(output, &old).map_err(io_at(output))?;
@@ -336,8 +351,7 @@ fn swap_in(
             source,
         });
     }
-    let _ = fs::remove_dir_all(&old);
-    Ok(())
+    Ok(fs::remove_dir_all(&old).err().map(|e| (old, e.to_string())))
 }
 
 #[cfg(test)]

@@ -104,6 +104,29 @@ fn refuses_a_folder_errata_did_not_write() {
     );
 }
 
+/// A read-only output folder could be moved aside but not deleted: the build refuses it
+/// (exit 2) and leaves it and its parent as they were.
+#[cfg(unix)]
+#[test]
+fn refuses_a_read_only_output_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let site = Site::new("valid-site");
+    let out = site.outside("out");
+    site.build_into(&out).assert_exit(0);
+    let before = tree(&out);
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o555)).unwrap();
+    let run = site.build_into(&out);
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o755)).unwrap();
+    run.assert_exit(2)
+        .stderr_has("is read-only; refusing to replace it");
+    assert_same_tree(&before, &tree(&out));
+    assert_eq!(
+        leftovers(site.tmp.path(), "out"),
+        Vec::<String>::new(),
+        "folders left beside the output"
+    );
+}
+
 #[test]
 fn refuses_to_write_over_the_site_itself() {
     let site = Site::new("valid-site");

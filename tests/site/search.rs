@@ -227,6 +227,48 @@ fn diagnose_reads_stdin() {
     assert!(stdout.contains("cuda-illegal-memory-access"), "{stdout}");
 }
 
+/// A reader that has gone (`| head -c 100`) ends the command quietly: no panic, no exit 101.
+#[test]
+fn a_closed_stdout_ends_diagnose_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(ERRATA)
+        .args(["diagnose", "--json"])
+        .arg(log("multi-rank-oom.log"))
+        .arg("--root")
+        .arg(repo())
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        !out.status.success(),
+        "a write to a closed pipe cannot succeed"
+    );
+}
+
+/// The same for a build whose stderr is closed (`errata build 2>&1 | head -2`): the site is
+/// still written, and the command ends without a panic.
+#[test]
+fn a_closed_stderr_ends_build_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = Command::new(ERRATA)
+        .args(["build", "--root"])
+        .arg(repo())
+        .arg("--output")
+        .arg(&out)
+        .stderr(writer)
+        .status()
+        .unwrap();
+    assert_ne!(status.code(), Some(101));
+    assert!(out.join("index.html").is_file());
+}
+
 /// The repository's content built by the binary into a temporary folder (kept while the first
 /// value lives).
 fn built_site() -> (tempfile::TempDir, PathBuf) {
