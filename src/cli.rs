@@ -30,7 +30,7 @@ enum CliCommand {
         #[arg(long, short)]
         output: Option<PathBuf>,
         /// Override `base_url` from errata.yaml (e.g. https://example.org/errata/)
-        #[arg(long)]
+        #[arg(long, value_parser = web_url)]
         base_url: Option<String>,
     },
     /// Everything `build` does except writing: report every problem and exit 1 if any
@@ -51,6 +51,11 @@ enum CliCommand {
         /// Open the site in the default browser
         #[arg(long)]
         open: bool,
+        /// Also answer requests for this host name (repeatable; `.example.org` allows the
+        /// names under it). Only localhost and IP addresses are answered otherwise, against
+        /// DNS rebinding
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_host: Vec<String>,
     },
     /// Rank the entries for an error message (any text is a valid query)
     Search {
@@ -201,12 +206,14 @@ pub fn parse() -> Command {
             port,
             bind,
             open,
+            allow_host,
         } => Command::Serve(ServeOptions {
             root: site.root,
             bind,
             port,
             open,
             drafts: site.drafts,
+            allowed_hosts: allow_host,
         }),
         CliCommand::Search {
             query,
@@ -246,5 +253,14 @@ pub fn parse() -> Command {
             },
             date: chrono::Local::now().date_naive().to_string(),
         }),
+    }
+}
+
+/// `--base-url` goes into every page's links: only an http(s) URL.
+fn web_url(value: &str) -> Result<String, String> {
+    if errata::load::config::is_web_url(value) {
+        Ok(value.to_owned())
+    } else {
+        Err("an http(s) URL, e.g. https://example.org/errata/".into())
     }
 }

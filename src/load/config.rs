@@ -108,6 +108,21 @@ impl Config {
                 hint: Some("it is the number of cards on each page of a list (default 100)".into()),
             });
         }
+        for (key, value) in [
+            ("base_url", Some(config.base_url.as_str())),
+            ("repository", config.repository.as_deref()),
+        ] {
+            if let Some(value) = value.filter(|v| !is_web_url(v)) {
+                return Err(ParseFailure {
+                    line: key_line(text, key),
+                    column: 1,
+                    message: format!("`{key}` must be an http(s) URL, not `{value}`"),
+                    hint: Some(format!(
+                        "it goes into every page's links; write e.g. `{key}: https://example.org/`"
+                    )),
+                });
+            }
+        }
         for key in config.categories.keys() {
             let clean = super::types::kebab(key);
             if &clean != key || RESERVED_PATHS.contains(&key.as_str()) {
@@ -137,6 +152,16 @@ impl Config {
     pub fn base_url(&self) -> String {
         format!("{}/", self.base_url.trim_end_matches('/'))
     }
+}
+
+/// `http://` or `https://` and a host: what may go into an `href` of every page.
+pub fn is_web_url(value: &str) -> bool {
+    let lower = value.trim().to_ascii_lowercase();
+    ["https://", "http://"].iter().any(|scheme| {
+        lower
+            .strip_prefix(scheme)
+            .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
+    })
 }
 
 /// The 1-based line where the top-level `key` is written, or 1.
@@ -173,6 +198,33 @@ mod tests {
         assert_eq!(c.paginate_by, 7);
         let e = Config::parse("title: t\npaginate_by: 0\ncategories: {}\n").unwrap_err();
         assert_eq!(e.line, 2);
+    }
+
+    #[test]
+    fn urls_must_be_http() {
+        for (text, line) in [
+            (
+                "title: t\nbase_url: \"javascript:alert(1)\"\ncategories: {}\n",
+                2,
+            ),
+            (
+                "title: t\ncategories: {}\nrepository: \"javascript:alert(1)\"\n",
+                3,
+            ),
+            (
+                "title: t\nrepository: //evil.example/x\ncategories: {}\n",
+                2,
+            ),
+            ("title: t\nbase_url: \"https:///x\"\ncategories: {}\n", 2),
+        ] {
+            let e = Config::parse(text).unwrap_err();
+            assert_eq!(e.line, line, "{text}");
+            assert!(e.message.contains("http(s) URL"), "{}", e.message);
+        }
+        let c = Config::parse(
+            "title: t\nbase_url: HTTPS://x.org/\nrepository: https://github.com/o/r\ncategories: {}\n",
+        );
+        assert!(c.is_ok());
     }
 
     #[test]

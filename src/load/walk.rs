@@ -2,7 +2,8 @@
 //!
 //! Takes the site root; yields the Markdown files under `content/`, sorted, as (display path,
 //! real path). Hidden files are skipped; symlinks are followed only while they stay inside the
-//! content folder; an escaping or broken symlink, a loop or an unreadable folder is a problem.
+//! content folder; an escaping or broken symlink, a loop or an unreadable folder is a problem,
+//! reported once (an escaping folder is not walked).
 
 use std::path::{Path, PathBuf};
 
@@ -55,12 +56,12 @@ fn walk_content(root: &Path, content: &Path) -> (Vec<(PathBuf, PathBuf)>, Vec<Pr
     let canonical_content = content
         .canonicalize()
         .unwrap_or_else(|_| content.to_owned());
-    let walker = walkdir::WalkDir::new(content)
+    let mut walker = walkdir::WalkDir::new(content)
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for item in walker {
+    while let Some(item) = walker.next() {
         match item {
             Ok(entry) => {
                 let path = entry.path();
@@ -73,6 +74,10 @@ fn walk_content(root: &Path, content: &Path) -> (Vec<(PathBuf, PathBuf)>, Vec<Pr
                                 Problem::error(display, 0, 0, "symlink points outside the content folder")
                                     .with_hint("content must live under content/; copy the file instead of linking it"),
                             );
+                            // Reported once: what it links to is not walked.
+                            if entry.file_type().is_dir() {
+                                walker.skip_current_dir();
+                            }
                             continue;
                         }
                         Err(_) => {

@@ -5,7 +5,10 @@
 //! `content/`, `themes/` and `errata.yaml` (changes only, not reads; debounced, so editors that
 //! save in several writes cause one rebuild), rebuilds, and tells open tabs over server-sent events: `reload` after a
 //! good build, `problems` (with file, line and hint) after a failed one, which the page shows
-//! as an overlay while the last good site stays up. Ctrl-C stops it.
+//! as an overlay while the last good site stays up. Answers only loopback names and IP
+//! addresses in `Host` (see [`host`]). Ctrl-C stops it.
+
+mod host;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -64,6 +67,8 @@ pub struct ServeOptions {
     pub port: u16,
     pub open: bool,
     pub drafts: bool,
+    /// Names answered besides localhost and IP addresses (`--allow-host`).
+    pub allowed_hosts: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -199,7 +204,11 @@ async fn run(options: ServeOptions) -> Result<(), ServeError> {
         .route("/__errata/live.js", get(live_js))
         .route("/__errata/events", get(events_stream))
         .fallback(get(page))
-        .with_state(app);
+        .with_state(app)
+        .layer(axum::middleware::from_fn_with_state(
+            host::AllowedHosts::new(&options.allowed_hosts),
+            host::check_host,
+        ));
     // Ctrl-C: open event streams end at once; any other connection (a slow or idle client)
     // gets at most SHUTDOWN_GRACE to finish before the server stops anyway.
     let stopping = Arc::new(tokio::sync::Notify::new());

@@ -72,6 +72,24 @@ fn symlink_loops_and_escapes_are_reported() {
     assert!(!site.public().exists());
 }
 
+/// A linked folder outside content/ is reported once, and nothing under it is read.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_folder_outside_is_reported_once_and_not_walked() {
+    let site = Site::new("valid-site");
+    let outside = site.outside("elsewhere");
+    fs::create_dir_all(outside.join("deeper")).unwrap();
+    for name in ["a.md", "b.md", "deeper/c.md"] {
+        fs::write(outside.join(name), "not front matter at all").unwrap();
+    }
+    std::os::unix::fs::symlink(&outside, site.file("content/elsewhere")).unwrap();
+    let run = site.build();
+    run.assert_exit(1)
+        .stderr_has("error: content/elsewhere: symlink points outside the content folder");
+    assert_eq!(run.stderr.matches("error: content/").count(), 1, "{run}");
+    assert!(!run.stderr.contains("a.md"), "{run}");
+}
+
 #[test]
 fn ten_thousand_tags_on_one_entry() {
     let site = Site::new("valid-site");

@@ -58,11 +58,16 @@ fn start(site: &Site) -> Server {
 
 /// A GET over a plain socket: (status, body). `raw` is sent as the request path unchanged.
 fn get(port: u16, raw: &str) -> (u16, String) {
+    get_as(port, raw, "127.0.0.1")
+}
+
+/// [`get`] with the `Host` header `host`.
+fn get_as(port: u16, raw: &str, host: &str) -> (u16, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     write!(
         s,
-        "GET {raw} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        "GET {raw} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut buf = Vec::new();
@@ -304,4 +309,20 @@ fn idle_connections_do_not_block_and_ctrl_c_stops_it() {
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(idle);
+}
+
+/// DNS rebinding: a request naming another host is refused, pages and live events alike,
+/// while localhost names and addresses are answered.
+#[test]
+fn a_foreign_host_header_is_refused() {
+    let site = Site::new("valid-site");
+    let server = start(&site);
+    for path in ["/", "/__errata/events", "/__errata/live.js"] {
+        let (status, body) = get_as(server.port, path, "evil.example");
+        assert_eq!(status, 403, "{path}: {body}");
+        assert!(body.contains("--allow-host evil.example"), "{body}");
+    }
+    for host in ["localhost:1111", "127.0.0.1", "[::1]:1111"] {
+        assert_eq!(get_as(server.port, "/", host).0, 200, "{host}");
+    }
 }
