@@ -54,7 +54,7 @@ impl Problem {
             file: file.into(),
             line,
             column,
-            message: message.into(),
+            message: shorten(message.into()),
             hint: None,
         }
     }
@@ -72,7 +72,7 @@ impl Problem {
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hint = Some(shorten(hint.into()));
         self
     }
 
@@ -168,8 +168,12 @@ pub fn render(problem: &Problem, sources: &Sources) -> String {
         };
     };
     let mut files = SimpleFiles::new();
+    let (text, column) = match cut_long_line(text, problem.line, problem.column) {
+        Some((cut, column)) => (std::borrow::Cow::Owned(cut), column),
+        None => (std::borrow::Cow::Borrowed(text), problem.column),
+    };
+    let range = byte_range(&text, problem.line, column);
     let id = files.add(problem.file.display().to_string(), text);
-    let range = byte_range(text, problem.line, problem.column);
     let diagnostic = match problem.level {
         Level::Error => Diagnostic::error(),
         Level::Warning => Diagnostic::warning(),
@@ -179,6 +183,45 @@ pub fn render(problem: &Problem, sources: &Sources) -> String {
     .with_notes(problem.hint.iter().map(|h| format!("hint: {h}")).collect());
     let config = term::Config::default();
     term::emit_into_string(&config, &files, &diagnostic).unwrap_or_else(|_| format!("{header}\n"))
+}
+
+/// Messages and hints longer than this many characters keep their start: one that quotes a
+/// value (`invalid severity `xxx…``) must not print a megabyte line.
+const MESSAGE_CHARS: usize = 300;
+
+fn shorten(text: String) -> String {
+    let Some((cut, _)) = text.char_indices().nth(MESSAGE_CHARS) else {
+        return text;
+    };
+    let rest = text[cut..].chars().count();
+    format!("{}… ({rest} more characters)", &text[..cut])
+}
+
+/// A snippet line longer than this many characters is cut around the column, as rustc does:
+/// a 7.9 MB front-matter line would otherwise be printed whole.
+const SNIPPET_CHARS: usize = 160;
+
+/// When the problem's line is too long to show: a text with only that line, cut to a window
+/// around the column with `…` where it was cut (earlier lines left empty, so the line number
+/// stays), and the column in it.
+fn cut_long_line(text: &str, line: usize, column: usize) -> Option<(String, usize)> {
+    let content = text.split_inclusive('\n').nth(line.checked_sub(1)?)?;
+    let content = content.trim_end_matches(['\n', '\r']);
+    let length = content.chars().count();
+    if length <= SNIPPET_CHARS {
+        return None;
+    }
+    let column = column.max(1);
+    let first = column
+        .saturating_sub(SNIPPET_CHARS / 2)
+        .min(length - SNIPPET_CHARS);
+    let window: String = content.chars().skip(first).take(SNIPPET_CHARS).collect();
+    let (before, after) = (first > 0, first + SNIPPET_CHARS < length);
+    let mut cut = "\n".repeat(line - 1);
+    cut.push_str(if before { "…" } else { "" });
+    cut.push_str(&window);
+    cut.push_str(if after { "…" } else { "" });
+    Some((cut, column - first + usize::from(before)))
 }
 
 fn location(problem: &Problem) -> String {
@@ -280,6 +323,48 @@ mod tests {
         assert!(out.contains("severty: high"), "{out}");
         assert!(out.contains("^^^^^^^"), "{out}");
         assert!(out.contains("hint: did you mean `severity`?"), "{out}");
+    }
+
+    #[test]
+    fn a_huge_line_is_cut_around_the_column() {
+        let long = format!(
+            "title: {}BAD{}",
+            "x".repeat(5_000_000),
+            "y".repeat(5_000_000)
+        );
+        let mut sources = Sources::default();
+        sources.insert("a.md".into(), format!("---\n{long}\n---\n"));
+        let column = "title: ".len() + 5_000_000 + 1;
+        let p = Problem::error("a.md", 2, column, "bad value");
+        let out = render(&p, &sources);
+        assert!(out.len() < 2_000, "{} bytes", out.len());
+        assert!(
+            out.contains(&format!("a.md:2:{column}: bad value")),
+            "{out}"
+        );
+        assert!(
+            out.contains("…xxxx") && out.contains("BADyy") && out.contains("yy…"),
+            "{out}"
+        );
+        // The caret is under the column: the line shown starts `2 │ …`.
+        let shown = out.lines().find(|l| l.contains("BAD")).unwrap();
+        let caret = out.lines().find(|l| l.contains('^')).unwrap();
+        assert_eq!(
+            shown.chars().position(|c| c == 'B'),
+            caret.chars().position(|c| c == '^'),
+            "{out}"
+        );
+        let p = Problem::error("a.md", 2, 1, format!("invalid severity `{long}`"))
+            .with_hint(long.clone());
+        assert!(p.message.len() < 400 && p.message.ends_with(" more characters)"));
+        assert!(p.hint.unwrap().len() < 400);
+        // A line at the start is cut on its right only.
+        let p = Problem::error("a.md", 2, 1, "bad key");
+        let out = render(&p, &sources);
+        assert!(
+            out.contains("2 │ title: xxx") && out.contains("x…"),
+            "{out}"
+        );
     }
 
     #[test]
