@@ -133,18 +133,29 @@ fn highlight(lang: &str, code: &str) -> Option<String> {
     let mut scopes = ScopeStack::new();
     let mut html = String::with_capacity(code.len() * 8);
     let mut open_spans: isize = 0;
+    let mut done = 0;
     for line in LinesWithEndings::from(code) {
+        if html.len() >= HIGHLIGHT_BUDGET {
+            break;
+        }
         let ops = parse_line(&syntax.name, &mut state, line, set)?;
         let (formatted, delta) =
             line_tokens_to_classed_spans(line, &ops, CLASS_STYLE, &mut scopes).ok()?;
         open_spans += delta;
         html.push_str(&formatted);
+        done += line.len();
     }
     for _ in 0..open_spans {
         html.push_str("</span>");
     }
+    html.push_str(&escape(&code[done..]));
     Some(html)
 }
+
+/// Highlighted HTML one block may grow to; the rest of the block is shown plain. Each token
+/// becomes nested spans (70 times the code's size for dense Python), so a 6 MB block made a
+/// 435 MB page; real blocks are a few kilobytes and stay whole.
+const HIGHLIGHT_BUDGET: usize = 256 * 1024;
 
 /// The stylesheet for highlighted code: light rules under `html:not([data-theme="dark"])`,
 /// dark rules under `html[data-theme="dark"]`.
@@ -280,6 +291,54 @@ mod tests {
         );
         assert!(html.contains("hl-"), "{html}");
         assert!(!html.contains("<script"));
+    }
+
+    #[test]
+    fn a_huge_block_is_highlighted_up_to_a_budget_then_plain() {
+        let line = "x = {'a': [1, 2.5, None], \"b\": f(y) + g[0] * 3}  # c < d\n";
+        let code = line.repeat(6_000_000 / line.len());
+        let html = code_block("python", &code);
+        assert!(
+            html.len() < 3 * code.len(),
+            "{} bytes of HTML for {} of code",
+            html.len(),
+            code.len()
+        );
+        assert!(html
+            .starts_with("<pre class=\"highlight\" data-lang=\"python\"><code><span class=\"hl-"));
+        assert!(
+            html.ends_with("# c &lt; d\n</code></pre>\n"),
+            "the tail is kept, escaped"
+        );
+        assert_eq!(
+            html.matches("<span").count(),
+            html.matches("</span>").count()
+        );
+        // Every byte of the code is there: tags out and entities back give the code again.
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in html.trim_end_matches('\n').chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        let text = text
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&");
+        let first_difference = text.bytes().zip(code.bytes()).position(|(a, b)| a != b);
+        assert_eq!(
+            first_difference,
+            None,
+            "{:?}",
+            &text[first_difference.unwrap_or(0)..][..80.min(text.len())]
+        );
+        assert_eq!(text.len(), code.len());
     }
 
     #[test]
