@@ -4,6 +4,7 @@
 
 mod cli;
 mod index;
+mod log_input;
 #[cfg(unix)]
 #[path = "pipe/unix.rs"]
 mod pipe;
@@ -157,17 +158,30 @@ fn search(query: &str, index: &cli::Index, limit: usize) -> anyhow::Result<ExitC
 }
 
 fn diagnose(file: Option<&Path>, index: &cli::Index) -> anyhow::Result<ExitCode> {
-    let log = match file {
-        None => read_stdin()?,
-        Some(p) if p.as_os_str() == "-" => read_stdin()?,
-        Some(p) => {
-            let bytes = std::fs::read(p)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
-            String::from_utf8_lossy(&bytes).into_owned()
-        }
-    };
     let searcher = index::open(&index.root, index.bundle.as_deref())?;
-    let diagnosis = errata_search::diagnose(&searcher, &log)
+    let mut reader = errata_search::log::LogReader::watching(searcher.cues().0);
+    let read = match file.filter(|p| p.as_os_str() != "-") {
+        None => log_input::read_lines(std::io::stdin().lock(), |l| reader.line(l)),
+        Some(p) => {
+            let f = std::fs::File::open(p)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+            log_input::read_lines(f, |l| reader.line(l))
+        }
+    }
+    .map_err(|e| {
+        anyhow::anyhow!(
+            "{}: {e}",
+            file.map_or("stdin".into(), |p| p.display().to_string())
+        )
+    })?;
+    if read.cut_lines > 0 {
+        eprintln!(
+            "note: {} line(s) longer than {} KB were read up to that length",
+            read.cut_lines,
+            log_input::MAX_LINE_BYTES / 1024
+        );
+    }
+    let diagnosis = errata_search::diagnose_report(&searcher, reader.finish())
         .map_err(|e| anyhow::anyhow!("the search bundle: {e}"))?;
     if index.json {
         println!("{}", serde_json::to_string_pretty(&diagnosis)?);

@@ -65,7 +65,12 @@ pub fn new_entry(options: &NewOptions) -> Result<PathBuf, NewError> {
     }
     let slug = match &options.slug {
         Some(s) => Slug::parse(s),
-        None => Slug::from_stem(&options.title),
+        None => Slug::from_stem(&options.title).map_err(|_| {
+            format!(
+                "title `{}` gives no usable slug; pass one with `--slug`, e.g. `--slug cuda-oom`",
+                options.title
+            )
+        }),
     }
     .map_err(|reason| NewError::BadSlug { reason })?;
     let dir = options.root.join("content").join(&options.category);

@@ -30,6 +30,11 @@ pub enum WriteError {
     ReadOnly { output: PathBuf },
     #[error("the output {output} contains the site's own files; pick another --output")]
     ContainsSite { output: PathBuf },
+    #[error("the output {output} is inside the site's {folder}/, which the next build would read; pick another --output")]
+    InsideSources {
+        output: PathBuf,
+        folder: &'static str,
+    },
     #[error("another errata build is writing {output} (lock {lock} is held)")]
     Locked { output: PathBuf, lock: PathBuf },
     #[error("interrupted; the previous output is unchanged")]
@@ -183,6 +188,14 @@ impl<'a> Staging<'a> {
             return Err(WriteError::ContainsSite {
                 output: output.clone(),
             });
+        }
+        for folder in ["content", "themes"] {
+            if output.starts_with(site_root.join(folder)) {
+                return Err(WriteError::InsideSources {
+                    output: output.clone(),
+                    folder,
+                });
+            }
         }
         match fs::symlink_metadata(output) {
             Ok(meta) if !meta.is_dir() => {

@@ -35,6 +35,10 @@ impl Slug {
             && !raw.contains("--");
         if ok {
             Ok(Slug(raw.to_owned()))
+        } else if kebab(raw).is_empty() {
+            Err(format!(
+                "slug `{raw}` has no letters or digits; write one such as `cuda-oom-batch-size`"
+            ))
         } else {
             Err(format!(
                 "slug `{raw}` must be lowercase letters, digits and single dashes (try `{}`)",
@@ -192,6 +196,11 @@ mod tests {
         assert!(Slug::parse("Cuda").is_err());
         assert!(Slug::parse("../etc").is_err());
         assert!(Slug::parse("a--b").is_err());
+        let dot = Slug::parse(".").unwrap_err();
+        assert!(
+            dot.contains("no letters or digits") && dot.contains("`cuda-"),
+            "{dot}"
+        );
         assert_eq!(
             Slug::from_stem("CUDA OOM (v2)").unwrap().as_str(),
             "cuda-oom-v2"

@@ -40,16 +40,17 @@ pub fn sitemap(site: &Site, pages: &[String]) -> String {
     let mut out = String::with_capacity((pages.len() + site.entries.len()) * 96 + 128);
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
     for url in pages {
-        let _ = writeln!(out, "  <url><loc>{base}{}</loc></url>", xml(url));
+        let _ = writeln!(out, "  <url><loc>{base}{}</loc></url>", xml(&uri(url)));
     }
     for e in &site.entries {
-        // Slugs and category keys are checked to be URL-safe, so nothing here needs escaping.
-        // Pushed piece by piece: 10,000 entries, and formatting was most of the sitemap's time.
+        // Slugs and category keys are checked to hold no character XML escapes; a non-ASCII
+        // letter is percent-encoded, as a URI must be. Pushed piece by piece: 10,000 entries,
+        // and formatting was most of the sitemap's time.
         out.push_str("  <url><loc>");
         out.push_str(&base);
-        out.push_str(&e.category);
+        out.push_str(&uri(&e.category));
         out.push('/');
-        out.push_str(e.slug.as_str());
+        out.push_str(&uri(e.slug.as_str()));
         out.push_str("/</loc>");
         if let Some(date) = e.updated {
             out.push_str("<lastmod>");
@@ -60,6 +61,15 @@ pub fn sitemap(site: &Site, pages: &[String]) -> String {
     }
     out.push_str("</urlset>\n");
     out
+}
+
+/// A site path as a URI path: non-ASCII letters (a slug `fehler-über-speicher`) and controls
+/// percent-encoded as UTF-8; ASCII paths, nearly all, are borrowed as they are.
+fn uri(path: &str) -> std::borrow::Cow<'_, str> {
+    if path.is_ascii() {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    percent_encoding::utf8_percent_encode(path, percent_encoding::CONTROLS).into()
 }
 
 /// `date` as `YYYY-MM-DD`, as its `Display` writes it for years 0 to 9999.
@@ -109,7 +119,7 @@ pub fn atom(site: &Site) -> String {
     );
     for &i in &order {
         let e = &site.entries[i];
-        let url = format!("{base}{}", site.entry_url(i));
+        let url = format!("{base}{}", uri(&site.entry_url(i)));
         let updated = e
             .updated
             .map(|d| d.to_string())

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -296,4 +296,34 @@ fn a_50_megabyte_file_is_refused_unread() {
         .stderr_has("hint: split it into several entries");
     assert!(started.elapsed() < Duration::from_secs(30));
     built.assert_previous_intact();
+}
+
+/// A device or a UTF-16 log is refused at its first bytes with a hint, not read until memory
+/// runs out or echoed as NUL bytes.
+#[test]
+fn diagnose_refuses_what_is_not_a_text_log() {
+    diagnose_file(Path::new("/dev/zero"))
+        .assert_exit(2)
+        .stderr_has("/dev/zero: the log is not text");
+    let tmp = tempfile::tempdir().unwrap();
+    let utf16 = tmp.path().join("utf16.log");
+    let bytes: Vec<u8> = "torch.OutOfMemoryError: CUDA out of memory.\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    fs::write(&utf16, bytes).unwrap();
+    diagnose_file(&utf16)
+        .assert_exit(2)
+        .stderr_has("looks UTF-16 encoded")
+        .stderr_has("iconv -f UTF-16 -t UTF-8");
+}
+
+/// `errata diagnose FILE` on the repository's own content.
+fn diagnose_file(file: &Path) -> Run {
+    let mut c = Command::new(ERRATA);
+    c.arg("diagnose")
+        .arg(file)
+        .arg("--root")
+        .arg(env!("CARGO_MANIFEST_DIR"));
+    run(c)
 }

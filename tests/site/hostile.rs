@@ -29,6 +29,15 @@ fn file_names_with_spaces_and_unicode_build() {
         .public()
         .join("memory/with-spaces/index.html")
         .is_file());
+    // Feeds and the sitemap carry URIs: the letter is percent-encoded there.
+    for feed in ["sitemap.xml", "atom.xml"] {
+        let text = fs::read_to_string(site.public().join(feed)).unwrap();
+        assert!(
+            text.contains("/memory/fehler-%C3%BCber-speicher/"),
+            "{feed}"
+        );
+        assert!(!text.contains("über"), "{feed}");
+    }
 }
 
 #[test]

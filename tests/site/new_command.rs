@@ -104,3 +104,12 @@ fn unknown_category_is_a_usage_error() {
         "a folder was created for an unknown category"
     );
 }
+
+/// A title with no letters or digits names the flag that gives a slug, not a front-matter key.
+#[test]
+fn a_title_without_a_slug_names_the_flag() {
+    let site = Site::new("new-command");
+    new_entry(&site, "🔥🔥", "memory")
+        .assert_exit(2)
+        .stderr_has("title `🔥🔥` gives no usable slug; pass one with `--slug`");
+}

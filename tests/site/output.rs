@@ -136,3 +136,15 @@ fn refuses_to_write_over_the_site_itself() {
         .stderr_has("contains the site's own files");
     assert_same_tree(&before, &tree(&site.root));
 }
+
+/// An output inside content/ or themes/ would be read back as content by the next build.
+#[test]
+fn refuses_an_output_inside_content_or_themes() {
+    let site = Site::new("valid-site");
+    for (inside, folder) in [("content/public", "content"), ("themes/x/out", "themes")] {
+        site.build_into(&site.file(inside))
+            .assert_exit(2)
+            .stderr_has(&format!("is inside the site's {folder}/"));
+        assert!(!site.file(inside).exists(), "{inside} was written");
+    }
+}

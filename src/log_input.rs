@@ -1,0 +1,160 @@
+//! Reading a log for `errata diagnose`: a file or stdin, one line at a time.
+//!
+//! Takes any reader; hands each line, decoded lossily as UTF-8, to a callback and yields
+//! [`Read`] counts. Memory is bounded whatever the log's size: one line is held at a time,
+//! and a line past [`MAX_LINE_BYTES`] keeps only its start (the log reader keeps the error
+//! lines, never the whole text). A log that is not UTF-8 text (UTF-16, or a binary file) is
+//! refused at its first bytes with a hint, and NUL bytes elsewhere are dropped, not echoed.
+
+use std::io::{self, BufRead, BufReader};
+
+/// The longest line kept whole; the rest of a longer line is skipped unread into memory. A
+/// log line (a command line, a JSON record) is rarely over a few kilobytes.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// What reading a log found besides its lines.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Read {
+    pub lines: u64,
+    pub bytes: u64,
+    /// Lines longer than [`MAX_LINE_BYTES`], cut.
+    pub cut_lines: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("the log looks UTF-16 encoded, not UTF-8; convert it first, e.g. `iconv -f UTF-16 -t UTF-8 LOG | errata diagnose -`")]
+    Utf16,
+    #[error("the log is not text: {nul} of its first {looked} bytes are NUL (a binary file or a device?)")]
+    Binary { nul: usize, looked: usize },
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Reads `source` line by line into `each` (each line without its `\n`).
+pub fn read_lines(source: impl io::Read, mut each: impl FnMut(&str)) -> Result<Read, InputError> {
+    let mut source = BufReader::with_capacity(MAX_LINE_BYTES, source);
+    check_text(source.fill_buf()?)?;
+    let mut read = Read::default();
+    let mut line: Vec<u8> = Vec::with_capacity(4096);
+    let mut cut = false;
+    loop {
+        let chunk = source.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        let (end, consumed) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (Some(i), i + 1),
+            None => (None, chunk.len()),
+        };
+        let piece = &chunk[..end.unwrap_or(chunk.len())];
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        line.extend_from_slice(&piece[..piece.len().min(room)]);
+        cut |= piece.len() > room;
+        source.consume(consumed);
+        read.bytes += consumed as u64;
+        if end.is_some() {
+            emit(&mut line, &mut cut, &mut read, &mut each);
+        }
+    }
+    if !line.is_empty() || cut {
+        emit(&mut line, &mut cut, &mut read, &mut each);
+    }
+    Ok(read)
+}
+
+/// Hands one line to `each` and starts the next.
+fn emit(line: &mut Vec<u8>, cut: &mut bool, read: &mut Read, each: &mut impl FnMut(&str)) {
+    line.retain(|&b| b != 0);
+    each(&String::from_utf8_lossy(line));
+    read.lines += 1;
+    read.cut_lines += u64::from(*cut);
+    line.clear();
+    *cut = false;
+}
+
+/// Refuses a start that is not UTF-8 text: a UTF-16 byte-order mark, NULs in every other byte
+/// (UTF-16 text without one), or mostly NULs (`/dev/zero`, a binary file).
+fn check_text(start: &[u8]) -> Result<(), InputError> {
+    if start.starts_with(&[0xFF, 0xFE]) || start.starts_with(&[0xFE, 0xFF]) {
+        return Err(InputError::Utf16);
+    }
+    let looked = start.len().min(4096);
+    let head = &start[..looked];
+    let nul = head.iter().filter(|&&b| b == 0).count();
+    if looked < 16 || nul * 10 < looked {
+        return Ok(());
+    }
+    let odd_nul = head.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
+    let even_nul = head.iter().step_by(2).filter(|&&b| b == 0).count();
+    if (odd_nul * 10 > looked * 4 && even_nul * 10 < looked)
+        || (even_nul * 10 > looked * 4 && odd_nul * 10 < looked)
+    {
+        return Err(InputError::Utf16);
+    }
+    if nul * 10 > looked * 3 {
+        return Err(InputError::Binary { nul, looked });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(bytes: &[u8]) -> Result<(Vec<String>, Read), InputError> {
+        let mut out = Vec::new();
+        let read = read_lines(bytes, |l| out.push(l.to_owned()))?;
+        Ok((out, read))
+    }
+
+    #[test]
+    fn lines_as_split_would_give_them() {
+        let (out, read) = lines(b"a\nb\r\n\nlast").unwrap();
+        assert_eq!(out, ["a", "b\r", "", "last"]);
+        assert_eq!((read.lines, read.bytes, read.cut_lines), (4, 10, 0));
+        let (out, _) = lines(b"one\n").unwrap();
+        assert_eq!(out, ["one"]);
+        assert!(lines(b"").unwrap().0.is_empty());
+    }
+
+    #[test]
+    fn a_long_line_keeps_its_start_and_the_next_line_is_whole() {
+        let mut log = vec![b'x'; 3 * MAX_LINE_BYTES + 17];
+        log.extend_from_slice(b"\nRuntimeError: after\n");
+        let (out, read) = lines(&log).unwrap();
+        assert_eq!(out[0].len(), MAX_LINE_BYTES);
+        assert_eq!(out[1], "RuntimeError: after");
+        assert_eq!(read.cut_lines, 1);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_nul_dropped() {
+        let (out, _) = lines(b"bad \xff byte\x00s\n").unwrap();
+        assert_eq!(out, ["bad \u{fffd} bytes"]);
+    }
+
+    #[test]
+    fn utf16_and_binary_are_refused() {
+        let utf16: Vec<u8> = "RuntimeError: CUDA out of memory\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert!(matches!(lines(&utf16), Err(InputError::Utf16)));
+        let mut bom = vec![0xFF, 0xFE];
+        bom.extend_from_slice(&utf16);
+        assert!(matches!(lines(&bom), Err(InputError::Utf16)));
+        let zeros = vec![0u8; 100_000];
+        assert!(matches!(lines(&zeros), Err(InputError::Binary { .. })));
+    }
+
+    /// An endless line (`/dev/zero` past its first bytes, say) is read in bounded memory.
+    #[test]
+    fn memory_stays_bounded_on_an_endless_line() {
+        let endless = io::Read::take(io::repeat(b'y'), 50 * 1024 * 1024);
+        let mut longest = 0;
+        let read = read_lines(endless, |l| longest = longest.max(l.len())).unwrap();
+        assert_eq!((read.lines, read.cut_lines), (1, 1));
+        assert_eq!(longest, MAX_LINE_BYTES);
+    }
+}
