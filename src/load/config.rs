@@ -165,7 +165,7 @@ pub fn is_web_url(value: &str) -> bool {
 }
 
 /// The 1-based line where the top-level `key` is written, or 1.
-fn key_line(text: &str, key: &str) -> usize {
+pub(super) fn key_line(text: &str, key: &str) -> usize {
     text.lines()
         .position(|l| l.starts_with(&format!("{key}:")))
         .map_or(1, |i| i + 1)

@@ -139,7 +139,7 @@ fn read_reports(
     if !path.is_dir() {
         let problem = Problem::error(
             "errata.yaml",
-            config_line(root, "reports:"),
+            config_line(root, "reports"),
             1,
             format!("`reports: {dir}` is not a folder"),
         )
@@ -170,12 +170,10 @@ fn read_reports(
     (reports, problems)
 }
 
-/// The 1-based line of `errata.yaml` that starts with `key`, or 1.
+/// The 1-based line of `errata.yaml` where the top-level `key` is written, or 1 (read again:
+/// only a problem with the file needs it).
 fn config_line(root: &Path, key: &str) -> usize {
-    std::fs::read_to_string(root.join("errata.yaml"))
-        .ok()
-        .and_then(|t| t.lines().position(|l| l.starts_with(key)))
-        .map_or(1, |i| i + 1)
+    std::fs::read_to_string(root.join("errata.yaml")).map_or(1, |t| config::key_line(&t, key))
 }
 
 /// Reads and parses `errata.yaml`; a mistake in it is a problem at its line.
