@@ -13,6 +13,8 @@ const env = { browser: null, server: null, total: 0 };
 before(async () => {
   const root = join(scratchDir(), 'paged-site');
   cpSync(join(REPO, 'content'), join(root, 'content'), { recursive: true });
+  // errata.yaml's `reports:` names the diagnosis cases; the copy needs them beside it.
+  cpSync(join(REPO, 'bench', 'cases'), join(root, 'bench', 'cases'), { recursive: true });
   const config = readFileSync(join(REPO, 'errata.yaml'), 'utf8');
   writeFileSync(join(root, 'errata.yaml'), `paginate_by: ${PER_PAGE}\n${config}`);
   const out = join(root, 'public');
