@@ -11,10 +11,11 @@
 use std::collections::BTreeMap;
 
 use super::attention;
-use super::oom::{Fragmentation, OomNumbers};
+use super::oom::{self, Fragmentation, OomNumbers};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
+use crate::log::memory::MemoryDump;
 use crate::log::{ErrorLine, LineKind, LogReport};
 use crate::searcher::{Hit, Searcher};
 
@@ -112,7 +113,12 @@ pub(super) fn ranked_entries(
         }
     }
     add_cues(searcher, report, &mut per_entry);
-    apply_findings(searcher, &report.error_lines, &mut per_entry);
+    apply_findings(
+        searcher,
+        &report.error_lines,
+        report.memory.as_ref(),
+        &mut per_entry,
+    );
     let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
     put_findings_first(&mut entries);
     entries.sort_by(|a, b| {
@@ -174,11 +180,13 @@ fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<St
 }
 
 /// The findings read from the log's lines, for or against the entries that declare them.
-fn apply_findings(searcher: &Searcher, lines: &[ErrorLine], per_entry: &mut BTreeMap<String, Acc>) {
-    let fragmentation = lines
-        .iter()
-        .filter(|l| !l.collateral)
-        .find_map(|l| OomNumbers::of(&l.text).and_then(|n| n.fragmentation()));
+fn apply_findings(
+    searcher: &Searcher,
+    lines: &[ErrorLine],
+    memory: Option<&MemoryDump>,
+    per_entry: &mut BTreeMap<String, Acc>,
+) {
+    let fragmentation = fragmentation(lines, memory);
     let findings = [
         (
             "oom-fragmentation",
@@ -221,6 +229,26 @@ fn apply_findings(searcher: &Searcher, lines: &[ErrorLine], per_entry: &mut BTre
             }
         }
     }
+}
+
+/// Whether fragmentation can explain the log's OOM: from the numbers of its message, else from
+/// a memory dump the log prints beside it.
+fn fragmentation(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> Option<Fragmentation> {
+    let oom = lines
+        .iter()
+        .filter(|l| !l.collateral)
+        .filter_map(|l| OomNumbers::of(&l.text))
+        .collect::<Vec<_>>();
+    oom.iter().find_map(OomNumbers::fragmentation).or_else(|| {
+        let named = lines.iter().any(|l| {
+            let lower = l.text.to_ascii_lowercase();
+            lower.contains("out of memory") || lower.contains("oom when allocating")
+        });
+        let requested = oom.iter().find_map(|n| n.requested);
+        memory
+            .filter(|_| named)
+            .and_then(|dump| oom::dump_fragmentation(dump, requested))
+    })
 }
 
 /// An out-of-memory error whose allocation was attention's, in words.

@@ -8,7 +8,10 @@
 //! PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out of memory
 //! trying to allocate`) and XLA (`Out of memory while trying to allocate N bytes`). From them,
 //! whether allocator fragmentation can explain the failure: only when the memory reserved but
-//! unallocated could have held the request.
+//! unallocated could have held the request. A memory summary or snapshot printed beside
+//! the OOM ([`dump_fragmentation`]) answers the same question when the message cannot.
+
+use crate::log::memory::MemoryDump;
 
 /// The share of the memory the allocator holds that must be free (reserved but unallocated)
 /// for fragmentation to explain an OOM.
@@ -89,6 +92,31 @@ impl OomNumbers {
         Some(Fragmentation::Possible(format!(
             "{said}: the allocator holds enough free memory for the request, but in pieces too small (fragmentation)"
         )))
+    }
+}
+
+/// Whether fragmentation can explain an OOM, from a memory dump the log prints (`line` is
+/// where): it can when the memory free in pieces is a real part of what the allocator holds
+/// ([`FRAGMENTED_SHARE`]) and, if the request is known, could have held it.
+pub fn dump_fragmentation(dump: &MemoryDump, requested: Option<f64>) -> Option<Fragmentation> {
+    let (held, free, name) = dump.held_and_free()?;
+    let said = format!(
+        "line {}, {name}: {} of the {} the allocator holds is free but in pieces inside segments that hold live blocks",
+        dump.line,
+        human(free),
+        human(held)
+    );
+    if free < FRAGMENTED_SHARE * held {
+        return Some(Fragmentation::RuledOut(format!(
+            "{said}: too little for fragmentation to be what ran out the memory"
+        )));
+    }
+    match requested {
+        Some(request) if free < request => Some(Fragmentation::RuledOut(format!(
+            "{said}, less than the {} requested: fragmentation cannot explain this",
+            human(request)
+        ))),
+        _ => Some(Fragmentation::Possible(format!("{said}: fragmentation"))),
     }
 }
 
@@ -182,6 +210,37 @@ mod tests {
             n.fragmentation(),
             Some(Fragmentation::Possible(_))
         ));
+    }
+
+    #[test]
+    fn a_dump_decides_when_the_message_cannot() {
+        let dump = MemoryDump {
+            line: 40,
+            reserved: Some(14.0 * GIB),
+            allocated: Some(9.6 * GIB),
+            non_releasable: Some(4.28 * GIB),
+            ..MemoryDump::default()
+        };
+        match dump_fragmentation(&dump, Some(2.0 * GIB)) {
+            Some(Fragmentation::Possible(why)) => assert_eq!(
+                why,
+                "line 40, torch.cuda.memory_summary(): 4.28 GiB of the 14.00 GiB the allocator holds is free but in pieces inside segments that hold live blocks: fragmentation"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            dump_fragmentation(&dump, Some(6.0 * GIB)),
+            Some(Fragmentation::RuledOut(_))
+        ));
+        let tight = MemoryDump {
+            non_releasable: Some(300.0 * MIB),
+            ..dump
+        };
+        assert!(matches!(
+            dump_fragmentation(&tight, None),
+            Some(Fragmentation::RuledOut(_))
+        ));
+        assert_eq!(dump_fragmentation(&MemoryDump::default(), None), None);
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //! summary or another rank's timeout after the first error). Each physical line is cleaned
 //! first ([`clean`]), then classified ([`classify`]); the last exception line of every
 //! traceback is found, and repeats (the same error from 64 ranks) fold into one line. Work is
-//! linear in the size of the log and memory is bounded by [`MAX_ERROR_LINES`].
+//! linear in the size of the log and memory is bounded by [`MAX_ERROR_LINES`]. A memory
+//! summary or snapshot printed in the log is read for its numbers ([`memory`]).
 
 pub mod classify;
 pub mod clean;
 pub mod cues;
+pub mod memory;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -60,6 +62,9 @@ pub struct LogReport {
     pub error_lines: Vec<ErrorLine>,
     /// Where each cue watched for first turned up (see [`LogReader::watching`]).
     pub cue_hits: Vec<cues::CueHit>,
+    /// The numbers of a memory summary or snapshot printed in the log.
+    #[serde(skip)]
+    pub memory: Option<memory::MemoryDump>,
 }
 
 /// Reads a whole log.

@@ -3,7 +3,8 @@
 //! Holds what reading needs between lines and nothing more: for each rank, whether it is inside
 //! a traceback, the last few lines it printed (an exception's context) and an IPython header
 //! whose exception line has not come yet; the distinct error lines so far; and, until an error
-//! line turns up, a few plain lines to stand in for one. Memory is bounded whatever the length
+//! line turns up, a few plain lines to stand in for one; and the numbers of a memory dump.
+//! Memory is bounded whatever the length
 //! of the log. Per-rank state is kept in rank order, so the report never depends on hash order.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -13,6 +14,7 @@ use super::classify::{
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
+use super::memory::MemoryReader;
 use super::{ErrorLine, LineKind, LogReport};
 use crate::tokenizer::terms;
 
@@ -20,6 +22,9 @@ use crate::tokenizer::terms;
 pub const MAX_ERROR_LINES: usize = 400;
 /// Plain lines kept in case the log has no error line at all.
 const MAX_CONTEXT_LINES: usize = 100;
+/// Plain lines looked at for those: a log with no error line in its first 100,000 lines has
+/// its stand-ins from them (tokenizing every line of a long clean run was most of the time).
+const MAX_CONTEXT_LOOKED: usize = 100_000;
 /// Lines before an exception kept as its context.
 const CONTEXT_BEFORE: usize = 8;
 
@@ -40,8 +45,11 @@ pub struct LogReader<'c> {
     /// Plain lines, kept while no error line has been found.
     context: Vec<ErrorLine>,
     context_keys: HashSet<String>,
+    context_looked: usize,
     /// IPython headers whose traceback was followed by another before its exception line.
     headers: Vec<ErrorLine>,
+    /// The memory summary or snapshot the log prints, if any.
+    memory: MemoryReader,
 }
 
 /// What the reader keeps of one rank's output.
@@ -114,6 +122,7 @@ impl<'c> LogReader<'c> {
     fn segment(&mut self, line: CleanLine) {
         let number = self.lines_read;
         self.find_cues(&line, number);
+        self.memory.line(&line.text, number);
         let Some(line) = self.message_of_awaiting(line) else {
             return;
         };
@@ -217,13 +226,17 @@ impl<'c> LogReader<'c> {
             before.pop_front();
         }
         before.push_back(line.text.clone());
-        if self.folded.is_empty()
-            && self.context.len() < MAX_CONTEXT_LINES
-            && !line.indented()
-            && !is_frame(&line.text)
-            && terms(&line.text).len() >= 4
-            && self.context_keys.insert(fold_key(&line.text))
+        if !self.folded.is_empty()
+            || self.context.len() >= MAX_CONTEXT_LINES
+            || self.context_looked >= MAX_CONTEXT_LOOKED
+            || line.indented()
+            || is_frame(&line.text)
         {
+            return;
+        }
+        self.context_looked += 1;
+        let key = fold_key(&line.text);
+        if key.split(' ').count() >= 4 && self.context_keys.insert(key) {
             self.context.push(ErrorLine {
                 line: number,
                 text: line.text,
@@ -318,6 +331,7 @@ impl<'c> LogReader<'c> {
         }
         self.folded.sort_by_key(|e| e.line);
         LogReport {
+            memory: self.memory.finish(),
             lines_read: self.lines_read,
             cue_hits: self.cue_hits,
             error_lines: if self.folded.is_empty() {
