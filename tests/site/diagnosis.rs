@@ -228,3 +228,42 @@ RuntimeError: CUDA out of memory. Tried to allocate 746.00 MiB (GPU 0; 15.78 GiB
     assert_eq!(top(&d), "activation-memory-quadratic-attention", "{d:#?}");
     assert!(d.entries[0].reasons[0].contains("attn_weights"), "{d:#?}");
 }
+
+/// An OOM line without its numbers (an older wording), then `torch.cuda.memory_summary()`:
+/// when most of what the allocator reserves is non-releasable, the dump makes fragmentation
+/// the explanation, and the reasoning names the dump; when little is, it does not.
+#[test]
+fn a_memory_summary_speaks_for_or_against_fragmentation() {
+    let summary = |non_releasable_mib: u32| {
+        format!(
+            "RuntimeError: CUDA out of memory.
+|===========================================================================|
+|                  PyTorch CUDA memory summary, device ID 0                 |
+|---------------------------------------------------------------------------|
+|        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  |
+|---------------------------------------------------------------------------|
+| Allocated memory      |  41210 MiB |  70114 MiB |   8123 GiB |   8083 GiB |
+|---------------------------------------------------------------------------|
+| GPU reserved memory   |  78102 MiB |  78102 MiB |  90210 MiB |  12108 MiB |
+|---------------------------------------------------------------------------|
+| Non-releasable memory |  {non_releasable_mib} MiB |  40112 MiB |   7021 GiB |   7000 GiB |
+|===========================================================================|
+"
+        )
+    };
+    let fragmented = diagnosed(&summary(36_892));
+    assert_eq!(
+        top(&fragmented),
+        "cuda-allocator-fragmentation",
+        "{fragmented:#?}"
+    );
+    let reasons = &fragmented.entries[0].reasons;
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("torch.cuda.memory_summary()")),
+        "{reasons:?}"
+    );
+    let tidy = diagnosed(&summary(212));
+    assert_ne!(top(&tidy), "cuda-allocator-fragmentation", "{tidy:#?}");
+}

@@ -39,7 +39,7 @@ impl MemoryDump {
 }
 
 /// Reads the dumps of a log, a line at a time.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct MemoryReader {
     dump: MemoryDump,
     /// A snapshot block's `'size'`, until its `'state'` says whether it is free.

@@ -29,7 +29,7 @@ const MAX_CONTEXT_LOOKED: usize = 100_000;
 const CONTEXT_BEFORE: usize = 8;
 
 /// Reads a log a physical line at a time.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct LogReader<'c> {
     /// The cues to watch for, if any.
     cues: Option<&'c CueSet>,
@@ -53,7 +53,7 @@ pub struct LogReader<'c> {
 }
 
 /// What the reader keeps of one rank's output.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct RankState {
     in_traceback: bool,
     /// The indentation of the traceback's header: its exception line is no deeper (a traceback
@@ -299,6 +299,20 @@ impl<'c> LogReader<'c> {
             collateral,
             context,
         });
+    }
+
+    /// Error lines found so far (distinct ones, and IPython headers still waiting for
+    /// their exception): a count that grows when the log shows a new error.
+    pub fn errors_found(&self) -> usize {
+        self.folded.len()
+            + self.headers.len()
+            + self.ranks.values().filter(|r| r.pending.is_some()).count()
+    }
+
+    /// The report of everything read so far, reading on afterwards (`errata watch`): what
+    /// [`LogReader::finish`] would give if the log ended here.
+    pub fn snapshot(&self) -> LogReport {
+        self.clone().finish()
     }
 
     /// The report of everything read.

@@ -379,3 +379,25 @@ fn a_long_line_keeps_its_end() {
     assert!(text.ends_with("died with <Signals.SIGKILL: 9>."), "{text}");
     assert!(text.contains(" … "));
 }
+
+/// `errata watch` diagnoses a log while it grows: a snapshot is what finishing there would
+/// give, reading goes on after it, and the count of errors found only grows.
+#[test]
+fn a_snapshot_is_the_report_so_far_and_reading_goes_on() {
+    let mut reader = LogReader::default();
+    reader.line("step 1 loss 2.0");
+    assert_eq!(reader.errors_found(), 0);
+    reader.line("Traceback (most recent call last):");
+    reader.line("  File \"train.py\", line 3, in <module>");
+    // Inside a traceback: its exception line has not come yet.
+    assert_eq!(reader.errors_found(), 0);
+    reader.line("RuntimeError: CUDA error: an illegal memory access was encountered");
+    let so_far = reader.snapshot();
+    assert_eq!(reader.errors_found(), 1);
+    assert_eq!(so_far.error_lines.len(), 1);
+    reader.line("[rank1]: NCCL error: unhandled cuda error");
+    assert_eq!(reader.errors_found(), 2);
+    let whole = reader.finish();
+    assert_eq!(whole.error_lines[0], so_far.error_lines[0]);
+    assert_eq!(whole.error_lines.len(), 2);
+}
