@@ -3,6 +3,7 @@
 //! ([`BuildOptions`], [`CheckOptions`], [`ServeOptions`], [`NewOptions`]) for `main` to run.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -12,6 +13,11 @@ use errata::load::{Kind, Severity};
 use errata::new::NewOptions;
 use errata::pipeline::{BuildOptions, CheckOptions};
 use errata::serve::ServeOptions;
+
+use crate::index::Index;
+use crate::run::report::Hooks;
+use crate::run::watch::WatchOptions;
+use crate::run::RunOptions;
 
 #[derive(Parser)]
 #[command(name = "errata", version, about = "Build and search an encyclopedia of ML-training failures", long_about = None)]
@@ -74,6 +80,39 @@ enum CliCommand {
         #[command(flatten)]
         index: IndexArgs,
     },
+    /// Run a training command, pass its output through, and diagnose it if it fails
+    ///
+    /// e.g. `errata run -- torchrun --nproc-per-node 8 train.py`. Exits with COMMAND's own
+    /// status (128 + the signal for a signal); a run that succeeds prints nothing of errata's.
+    Run {
+        #[command(flatten)]
+        hooks: HookArgs,
+        /// Seconds COMMAND has to end after errata passes it SIGINT, SIGTERM or SIGHUP,
+        /// before its whole process group gets SIGKILL
+        #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+        kill_after: f64,
+        /// The command and its arguments
+        #[arg(
+            required = true,
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "COMMAND"
+        )]
+        command: Vec<std::ffi::OsString>,
+    },
+    /// Follow a log another process writes (as `tail -F`) and tell each failure it shows once
+    Watch {
+        /// The log file; it may not exist yet, and may be rotated or truncated
+        file: PathBuf,
+        #[command(flatten)]
+        hooks: HookArgs,
+        /// Exit 1 at the first failure told
+        #[arg(long)]
+        exit_on_failure: bool,
+        /// How often to look at the file, in seconds
+        #[arg(long, default_value_t = 0.2, value_name = "SECONDS")]
+        interval: f64,
+    },
     /// Print the JSON Schema of the front matter (for editors; a copy lives in content/)
     Schema,
     /// Write a new entry with every front-matter key present and commented
@@ -122,6 +161,43 @@ struct IndexArgs {
     json: bool,
 }
 
+/// Where `run` and `watch` find the index, and where they tell a failure.
+#[derive(clap::Args)]
+struct HookArgs {
+    /// The site folder; its built bundle is used when fresh, else content/ is indexed in memory
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// Use this search bundle instead (e.g. a copy of the site's search/errata.bundle)
+    #[arg(long)]
+    bundle: Option<PathBuf>,
+    /// Link entries under this address [default: errata.yaml's base_url, else the built page]
+    #[arg(long, value_parser = web_url, value_name = "URL")]
+    site_url: Option<String>,
+    /// On a failure, write the diagnosis as JSON (`errata diagnose --json`'s fields, plus the
+    /// page, the command and its status) to FILE; a run that succeeds removes FILE
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// On a failure, run CMD with `sh -c`, the diagnosis JSON on its stdin
+    #[arg(long, value_name = "CMD")]
+    on_failure: Option<String>,
+}
+
+impl HookArgs {
+    fn split(self) -> (Index, Hooks) {
+        let index = Index {
+            root: self.root,
+            bundle: self.bundle,
+            json: false,
+        };
+        let hooks = Hooks {
+            json: self.json,
+            on_failure: self.on_failure,
+            site_url: self.site_url,
+        };
+        (index, hooks)
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum SeverityArg {
     Low,
@@ -134,6 +210,26 @@ enum SeverityArg {
 enum KindArg {
     Failure,
     Guide,
+}
+
+impl From<SeverityArg> for Severity {
+    fn from(arg: SeverityArg) -> Severity {
+        match arg {
+            SeverityArg::Low => Severity::Low,
+            SeverityArg::Medium => Severity::Medium,
+            SeverityArg::High => Severity::High,
+            SeverityArg::Critical => Severity::Critical,
+        }
+    }
+}
+
+impl From<KindArg> for Kind {
+    fn from(arg: KindArg) -> Kind {
+        match arg {
+            KindArg::Failure => Kind::Failure,
+            KindArg::Guide => Kind::Guide,
+        }
+    }
 }
 
 /// What the user asked for, in the library's terms.
@@ -155,13 +251,8 @@ pub enum Command {
         index: Index,
     },
     Schema,
-}
-
-/// Where `search` and `diagnose` find the index, and how they answer.
-pub struct Index {
-    pub root: PathBuf,
-    pub bundle: Option<PathBuf>,
-    pub json: bool,
+    Run(RunOptions),
+    Watch(WatchOptions),
 }
 
 impl From<IndexArgs> for Index {
@@ -225,6 +316,17 @@ pub fn parse() -> Command {
             limit,
         },
         CliCommand::Schema => Command::Schema,
+        CliCommand::Run {
+            hooks,
+            kill_after,
+            command,
+        } => run_command(hooks, kill_after, command),
+        CliCommand::Watch {
+            file,
+            hooks,
+            exit_on_failure,
+            interval,
+        } => watch_command(file, hooks, exit_on_failure, interval),
         CliCommand::Diagnose { file, index } => Command::Diagnose {
             file,
             index: index.into(),
@@ -241,19 +343,32 @@ pub fn parse() -> Command {
             title,
             category,
             slug,
-            severity: match severity {
-                SeverityArg::Low => Severity::Low,
-                SeverityArg::Medium => Severity::Medium,
-                SeverityArg::High => Severity::High,
-                SeverityArg::Critical => Severity::Critical,
-            },
-            kind: match kind {
-                KindArg::Failure => Kind::Failure,
-                KindArg::Guide => Kind::Guide,
-            },
+            severity: severity.into(),
+            kind: kind.into(),
             date: chrono::Local::now().date_naive().to_string(),
         }),
     }
+}
+
+fn run_command(hooks: HookArgs, kill_after: f64, command: Vec<std::ffi::OsString>) -> Command {
+    let (index, hooks) = hooks.split();
+    Command::Run(RunOptions {
+        command,
+        index,
+        hooks,
+        kill_after: Duration::from_secs_f64(kill_after.max(0.0)),
+    })
+}
+
+fn watch_command(file: PathBuf, hooks: HookArgs, exit_on_failure: bool, interval: f64) -> Command {
+    let (index, hooks) = hooks.split();
+    Command::Watch(WatchOptions {
+        file,
+        index,
+        hooks,
+        exit_on_failure,
+        interval: Duration::from_secs_f64(interval.clamp(0.01, 60.0)),
+    })
 }
 
 /// `--base-url` goes into every page's links: only an http(s) URL.

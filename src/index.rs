@@ -7,9 +7,18 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use errata::load::config::{Config, DEFAULT_BASE_URL};
 use errata::pipeline::{self, PipelineError};
 use errata::search::{documents, BUNDLE_PATH};
 use errata_search::Searcher;
+
+/// Where `search`, `diagnose`, `run` and `watch` find the index, and how they answer.
+#[derive(Debug, Clone)]
+pub struct Index {
+    pub root: PathBuf,
+    pub bundle: Option<PathBuf>,
+    pub json: bool,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -74,4 +83,52 @@ fn is_fresh(bundle: &Path, root: &Path) -> bool {
         .into_iter()
         .filter_map(Result::ok)
         .any(|e| newer(e.path()))
+}
+
+/// Where an entry's page is, for a person at a terminal: under `--site-url`, else under the
+/// site's `base_url` (when errata.yaml sets one), else the built page on disk, else the page's
+/// path inside the site.
+#[derive(Debug, Clone)]
+pub struct Pages {
+    base: Option<String>,
+    built: Option<PathBuf>,
+}
+
+impl Pages {
+    pub fn of(index: &Index, site_url: Option<&str>) -> Pages {
+        let configured = || {
+            let text = std::fs::read_to_string(index.root.join("errata.yaml")).ok()?;
+            let config = Config::parse(&text).ok()?;
+            (config.base_url != DEFAULT_BASE_URL).then(|| config.base_url())
+        };
+        let base = site_url
+            .map(|u| format!("{}/", u.trim_end_matches('/')))
+            .or_else(configured);
+        let built = Some(index.root.join("public")).filter(|p| p.join("index.html").is_file());
+        Pages { base, built }
+    }
+
+    /// The link to the page at `url` (relative to the site, as the bundle has it).
+    pub fn link(&self, url: &str) -> String {
+        if let Some(base) = &self.base {
+            return format!("{base}{url}");
+        }
+        match &self.built {
+            Some(public) => {
+                let page = public.join(url).join("index.html");
+                std::path::absolute(&page)
+                    .unwrap_or(page)
+                    .display()
+                    .to_string()
+            }
+            None => url.to_owned(),
+        }
+    }
+
+    /// Every entry of `diagnosis` linked this way.
+    pub fn link_all(&self, diagnosis: &mut errata_search::diagnose::Diagnosis) {
+        for entry in &mut diagnosis.entries {
+            entry.url = self.link(&entry.url);
+        }
+    }
 }

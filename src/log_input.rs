@@ -1,4 +1,5 @@
-//! Reading a log for `errata diagnose`: a file or stdin, one line at a time.
+//! Reading a log for `errata diagnose`, `run` and `watch`: a file, stdin or a stream of
+//! chunks, one line at a time.
 //!
 //! Takes any reader; hands each line, decoded lossily as UTF-8, to a callback and yields
 //! [`Read`] counts. Memory is bounded whatever the log's size: one line is held at a time,
@@ -35,42 +36,71 @@ pub enum InputError {
 pub fn read_lines(source: impl io::Read, mut each: impl FnMut(&str)) -> Result<Read, InputError> {
     let mut source = BufReader::with_capacity(MAX_LINE_BYTES, source);
     check_text(source.fill_buf()?)?;
-    let mut read = Read::default();
-    let mut line: Vec<u8> = Vec::with_capacity(4096);
-    let mut cut = false;
+    let mut lines = LineSplitter::default();
     loop {
         let chunk = source.fill_buf()?;
         if chunk.is_empty() {
             break;
         }
-        let (end, consumed) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (Some(i), i + 1),
-            None => (None, chunk.len()),
-        };
-        let piece = &chunk[..end.unwrap_or(chunk.len())];
-        let room = MAX_LINE_BYTES.saturating_sub(line.len());
-        line.extend_from_slice(&piece[..piece.len().min(room)]);
-        cut |= piece.len() > room;
+        let consumed = chunk.len();
+        lines.push(chunk, &mut each);
         source.consume(consumed);
-        read.bytes += consumed as u64;
-        if end.is_some() {
-            emit(&mut line, &mut cut, &mut read, &mut each);
-        }
     }
-    if !line.is_empty() || cut {
-        emit(&mut line, &mut cut, &mut read, &mut each);
-    }
-    Ok(read)
+    Ok(lines.finish(&mut each))
 }
 
-/// Hands one line to `each` and starts the next.
-fn emit(line: &mut Vec<u8>, cut: &mut bool, read: &mut Read, each: &mut impl FnMut(&str)) {
-    line.retain(|&b| b != 0);
-    each(&String::from_utf8_lossy(line));
-    read.lines += 1;
-    read.cut_lines += u64::from(*cut);
-    line.clear();
-    *cut = false;
+/// Cuts a stream of bytes, given in chunks of any size, into lines: what [`read_lines`] does
+/// for a whole source, for output that arrives a piece at a time (`errata run`, `errata
+/// watch`). Holds at most one line, of at most [`MAX_LINE_BYTES`].
+#[derive(Debug, Default)]
+pub struct LineSplitter {
+    line: Vec<u8>,
+    cut: bool,
+    read: Read,
+}
+
+impl LineSplitter {
+    /// Hands each line that `chunk` completes to `each`; keeps the unfinished rest.
+    pub fn push(&mut self, mut chunk: &[u8], each: &mut impl FnMut(&str)) {
+        self.read.bytes += chunk.len() as u64;
+        while !chunk.is_empty() {
+            let end = chunk.iter().position(|&b| b == b'\n');
+            let piece = &chunk[..end.unwrap_or(chunk.len())];
+            let room = MAX_LINE_BYTES.saturating_sub(self.line.len());
+            self.line.extend_from_slice(&piece[..piece.len().min(room)]);
+            self.cut |= piece.len() > room;
+            match end {
+                Some(i) => {
+                    self.emit(each);
+                    chunk = &chunk[i + 1..];
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// The line begun and not finished yet, if any.
+    pub fn partial(&self) -> Option<String> {
+        (!self.line.is_empty()).then(|| String::from_utf8_lossy(&self.line).replace('\0', ""))
+    }
+
+    /// Hands the unfinished last line, if any, to `each`, and yields the counts.
+    pub fn finish(mut self, each: &mut impl FnMut(&str)) -> Read {
+        if !self.line.is_empty() || self.cut {
+            self.emit(each);
+        }
+        self.read
+    }
+
+    /// Hands one line to `each` and starts the next.
+    fn emit(&mut self, each: &mut impl FnMut(&str)) {
+        self.line.retain(|&b| b != 0);
+        each(&String::from_utf8_lossy(&self.line));
+        self.read.lines += 1;
+        self.read.cut_lines += u64::from(self.cut);
+        self.line.clear();
+        self.cut = false;
+    }
 }
 
 /// Refuses a start that is not UTF-8 text: a UTF-16 byte-order mark, NULs in every other byte
@@ -126,6 +156,24 @@ mod tests {
         assert_eq!(out[0].len(), MAX_LINE_BYTES);
         assert_eq!(out[1], "RuntimeError: after");
         assert_eq!(read.cut_lines, 1);
+    }
+
+    /// Chunks cut anywhere (inside a line, inside `\r\n`) give the lines the whole gives.
+    #[test]
+    fn chunks_give_the_lines_of_the_whole() {
+        let log = b"first\r\nsecond line\n\nthird\rprogress\nno newline at the end";
+        let (whole, _) = lines(log).unwrap();
+        for size in 1..log.len() {
+            let mut splitter = LineSplitter::default();
+            let mut out = Vec::new();
+            let mut each = |l: &str| out.push(l.to_owned());
+            for chunk in log.chunks(size) {
+                splitter.push(chunk, &mut each);
+            }
+            let read = splitter.finish(&mut each);
+            assert_eq!(out, whole, "chunks of {size}");
+            assert_eq!(read.bytes, log.len() as u64);
+        }
     }
 
     #[test]

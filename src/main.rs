@@ -11,6 +11,7 @@ mod pipe;
 #[cfg(not(unix))]
 #[path = "pipe/other.rs"]
 mod pipe;
+mod run;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,7 +41,11 @@ fn keep_freed_memory() {
 
 fn main() -> ExitCode {
     let command = cli::parse();
-    if !matches!(command, cli::Command::Serve(_)) {
+    // serve answers on; run and watch go on telling a failure when their output is closed.
+    if !matches!(
+        command,
+        cli::Command::Serve(_) | cli::Command::Run(_) | cli::Command::Watch(_)
+    ) {
         pipe::end_quietly_on_closed_pipe();
     }
     match run(command) {
@@ -68,6 +73,17 @@ fn run(command: cli::Command) -> anyhow::Result<ExitCode> {
         } => search(&query, &index, limit),
         cli::Command::Diagnose { file, index } => diagnose(file.as_deref(), &index),
         cli::Command::New(options) => new(&options),
+        cli::Command::Run(options) => match run::run(&options) {
+            Ok(code) => Ok(ExitCode::from(code)),
+            // A shell's statuses for a command it cannot find (127) or cannot start (126).
+            Err(e @ run::RunError::Spawn { .. }) => {
+                eprintln!("error: {e}");
+                let missing = matches!(&e, run::RunError::Spawn { source, .. } if source.kind() == std::io::ErrorKind::NotFound);
+                Ok(ExitCode::from(if missing { 127 } else { 126 }))
+            }
+            Err(e) => Err(e.into()),
+        },
+        cli::Command::Watch(options) => Ok(ExitCode::from(run::watch::watch(&options)?)),
     }
 }
 
@@ -130,7 +146,7 @@ fn serve(options: errata::serve::ServeOptions) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn search(query: &str, index: &cli::Index, limit: usize) -> anyhow::Result<ExitCode> {
+fn search(query: &str, index: &index::Index, limit: usize) -> anyhow::Result<ExitCode> {
     let query = if query == "-" {
         read_stdin()?
     } else {
@@ -157,7 +173,7 @@ fn search(query: &str, index: &cli::Index, limit: usize) -> anyhow::Result<ExitC
     })
 }
 
-fn diagnose(file: Option<&Path>, index: &cli::Index) -> anyhow::Result<ExitCode> {
+fn diagnose(file: Option<&Path>, index: &index::Index) -> anyhow::Result<ExitCode> {
     let searcher = index::open(&index.root, index.bundle.as_deref())?;
     let mut reader = errata_search::log::LogReader::watching(searcher.cues().0);
     let read = match file.filter(|p| p.as_os_str() != "-") {

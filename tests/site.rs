@@ -25,10 +25,14 @@ mod diagnosis;
 mod faults;
 #[path = "site/incremental.rs"]
 mod incremental;
+#[path = "site/run.rs"]
+mod run;
 #[path = "site/search.rs"]
 mod search;
 #[path = "site/serve.rs"]
 mod serve;
+#[path = "site/watch.rs"]
+mod watch;
 
 // ---------------------------------------------------------------------------------------------
 // Harness

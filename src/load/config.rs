@@ -66,8 +66,11 @@ const CONFIG_FIELDS: [&str; 10] = [
 /// Names a category cannot take, because the site's own pages live there.
 pub const RESERVED_PATHS: [&str; 5] = ["tags", "failures", "search", "static", "entries"];
 
+/// `base_url` when errata.yaml sets none: `errata serve`'s address.
+pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:1111/";
+
 fn default_base_url() -> String {
-    "http://127.0.0.1:1111/".into()
+    DEFAULT_BASE_URL.into()
 }
 fn default_language() -> String {
     "en".into()

@@ -1,0 +1,152 @@
+//! Passing the child's output through while a copy is read.
+//!
+//! One thread per stream copies what the child writes to errata's own stream at once, chunk
+//! by chunk, unchanged (partial lines, `\r` and colour codes included), and offers each chunk
+//! to the reading thread on a bounded queue. The copy never waits for the reading: output that
+//! finds the queue full waits in a bounded backlog whose oldest lines give way, so a child
+//! that prints faster than errata reads is never slowed, memory stays bounded, and what is
+//! left unread is the middle of a flood, never its end.
+
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+
+use errata_search::log::LogReader;
+
+use crate::log_input::LineSplitter;
+
+/// Chunks waiting to be read, at most; a chunk is at most [`BACKLOG`] bytes, so the queue
+/// holds at most 32 MB.
+pub const QUEUE: usize = 32;
+const CHUNK: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Out,
+    Err,
+}
+
+/// Bytes of one stream, in the order they came.
+#[derive(Debug)]
+pub struct Chunk {
+    stream: Stream,
+    bytes: Vec<u8>,
+    /// Chunks of this stream before this one were not read (the queue was full).
+    after_gap: bool,
+}
+
+/// Copies `source` to `sink` until the source ends, offering each chunk on `queue`. A sink
+/// that fails (a closed pipe, a terminal gone) is no longer written, but the source is still
+/// drained, so the child never blocks on a full pipe. While the queue is full, the latest
+/// bytes wait in a backlog of [`BACKLOG`] bytes (older ones are not read, and are added to
+/// `skipped`); the backlog is offered again with the next chunk and handed over at the end,
+/// so the last output before a crash, where its cause is, is always read.
+pub fn copy(
+    mut source: impl Read,
+    mut sink: impl Write,
+    stream: Stream,
+    queue: SyncSender<Chunk>,
+    skipped: &AtomicU64,
+) {
+    let mut buf = vec![0u8; CHUNK];
+    let mut sink_open = true;
+    let mut backlog = Backlog::default();
+    loop {
+        let n = match source.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        if sink_open {
+            sink_open = sink
+                .write_all(&buf[..n])
+                .and_then(|()| sink.flush())
+                .is_ok();
+        }
+        backlog.add(&buf[..n], skipped);
+        match queue.try_send(backlog.take(stream)) {
+            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+            Err(TrySendError::Full(chunk)) => backlog.put_back(chunk),
+        }
+    }
+    if !backlog.bytes.is_empty() {
+        let _ = queue.send(backlog.take(stream));
+    }
+}
+
+/// The most recent bytes of a stream that the queue had no room for yet.
+#[derive(Debug, Default)]
+struct Backlog {
+    bytes: Vec<u8>,
+    /// Bytes before these were not read.
+    after_gap: bool,
+}
+
+/// The most bytes a backlog keeps.
+pub const BACKLOG: usize = 1024 * 1024;
+
+impl Backlog {
+    /// Adds `bytes`; past [`BACKLOG`], drops the oldest whole lines.
+    fn add(&mut self, bytes: &[u8], skipped: &AtomicU64) {
+        self.bytes.extend_from_slice(bytes);
+        if self.bytes.len() > BACKLOG {
+            let over = self.bytes.len() - BACKLOG;
+            // Cut at a line's start, so that no line is read from its middle.
+            let cut = self.bytes[over..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(self.bytes.len(), |i| over + i + 1);
+            self.bytes.drain(..cut);
+            skipped.fetch_add(cut as u64, Ordering::Relaxed);
+            self.after_gap = true;
+        }
+    }
+
+    fn take(&mut self, stream: Stream) -> Chunk {
+        Chunk {
+            stream,
+            bytes: std::mem::take(&mut self.bytes),
+            after_gap: std::mem::take(&mut self.after_gap),
+        }
+    }
+
+    fn put_back(&mut self, chunk: Chunk) {
+        self.bytes = chunk.bytes;
+        self.after_gap = chunk.after_gap;
+    }
+}
+
+/// What the reading thread read.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReadCounts {
+    pub lines: u64,
+    pub cut_lines: u64,
+}
+
+/// Reads the chunks of both streams into `reader`, a line at a time per stream, until every
+/// copying thread has ended.
+pub fn read(queue: Receiver<Chunk>, reader: &mut LogReader) -> ReadCounts {
+    let mut out = LineSplitter::default();
+    let mut err = LineSplitter::default();
+    let mut counts = ReadCounts::default();
+    let mut each = |line: &str| reader.line(line);
+    for chunk in queue {
+        let lines = match chunk.stream {
+            Stream::Out => &mut out,
+            Stream::Err => &mut err,
+        };
+        if chunk.after_gap {
+            add(&mut counts, std::mem::take(lines).finish(&mut each));
+        }
+        lines.push(&chunk.bytes, &mut each);
+    }
+    add(&mut counts, out.finish(&mut each));
+    add(&mut counts, err.finish(&mut each));
+    counts
+}
+
+fn add(counts: &mut ReadCounts, read: crate::log_input::Read) {
+    counts.lines += read.lines;
+    counts.cut_lines += read.cut_lines;
+}
