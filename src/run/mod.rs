@@ -137,7 +137,10 @@ fn pass_through<'s>(
         s.spawn(move || tee::copy(stdout, io::stdout(), tee::Stream::Out, queue, skipped));
         s.spawn(move || tee::copy(stderr, io::stderr(), tee::Stream::Err, err_queue, skipped));
         let reader = &mut reader;
-        s.spawn(move || tee::read(chunks, reader));
+        s.spawn(move || {
+            child::yield_to_the_job();
+            tee::read(chunks, reader)
+        });
         child::wait(&mut running.process, running.group)
     });
     (status, reader, skipped.into_inner())

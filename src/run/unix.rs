@@ -190,6 +190,15 @@ impl Forwarder {
     }
 }
 
+/// Lowers the calling thread's scheduling priority as far as it goes (nice 19): the reading
+/// of a copy of the output then runs on time the job leaves idle. On Linux the nice value is
+/// a thread's own; elsewhere this lowers all of errata, which only passes output through.
+pub fn yield_to_the_job() {
+    // SAFETY: setpriority(2) changes a number the scheduler reads; no memory is involved.
+    // Failure (not permitted) leaves the priority as it was, which is harmless.
+    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 19) };
+}
+
 /// Waits for the child, then ends what it left running in its group.
 pub fn wait(process: &mut Child, group: Group) -> io::Result<ExitStatus> {
     let status = process.wait()?;
