@@ -26,6 +26,8 @@ use crate::Document;
 /// A signature term found in the signatures of at most this many entries defines the
 /// signature: a match without it is another message.
 const DEFINING_DOCS: usize = 2;
+/// A term in the signatures of this many entries or more tells little of which entry it is.
+const COMMON_DOCS: usize = 8;
 
 /// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
 pub const MAX_QUERY_TERMS: usize = 64;
@@ -56,6 +58,10 @@ pub struct Hit {
     /// have, such as `flash_attn` or `expandable_segments`) found in the query; 1 when it has
     /// none.
     pub defining: f32,
+    /// Whether a word the query shares with that signature is one that few entries' signatures
+    /// have: a match on words such as `error` and `runtime` alone says nothing of which entry.
+    #[serde(skip)]
+    pub specific: bool,
 }
 
 /// The answer to a query, as `errata search --json` prints it and the browser receives it.
@@ -80,6 +86,8 @@ pub struct Searcher {
     signature_terms: Vec<Vec<Vec<String>>>,
     /// Terms found in the signatures of at most [`DEFINING_DOCS`] entries.
     rare: HashSet<String>,
+    /// Terms found in the signatures of at least [`COMMON_DOCS`] entries.
+    common: HashSet<String>,
     /// Every entry's cues, and the entry each belongs to.
     cues: CueSet,
     cue_docs: Vec<usize>,
@@ -242,7 +250,8 @@ impl Searcher {
             .iter()
             .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
             .collect();
-        let rare = rare_terms(&signature_terms);
+        let rare = terms_by_docs(&signature_terms, |n| n <= DEFINING_DOCS);
+        let common = terms_by_docs(&signature_terms, |n| n >= COMMON_DOCS);
         let (cues, cue_docs) = cue_set(&docs);
         let ords = reader
             .searcher()
@@ -258,6 +267,7 @@ impl Searcher {
             docs,
             signature_terms,
             rare,
+            common,
             cues,
             cue_docs,
             partial,
@@ -389,7 +399,7 @@ impl Searcher {
             let Some(meta) = self.docs.get(ord as usize) else {
                 continue;
             };
-            let (matched_signature, coverage, defining) =
+            let (matched_signature, coverage, defining, specific) =
                 self.best_signature(ord as usize, &term_set, sequence);
             hits.push(Hit {
                 slug: meta.slug.clone(),
@@ -401,6 +411,7 @@ impl Searcher {
                 matched_signature,
                 coverage,
                 defining,
+                specific,
             });
         }
         hits.sort_by(|a, b| {
@@ -423,7 +434,7 @@ impl Searcher {
         ord: usize,
         query: &HashSet<&str>,
         sequence: &[String],
-    ) -> (Option<String>, f32, f32) {
+    ) -> (Option<String>, f32, f32, bool) {
         let mut best: Option<(f32, usize, usize)> = None;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
             if sig_terms.is_empty() {
@@ -449,14 +460,19 @@ impl Searcher {
         }
         match best {
             Some((coverage, _, i)) => {
-                let defining = self.defining_share(&self.signature_terms[ord][i], query);
+                let signature = &self.signature_terms[ord][i];
+                let defining = self.defining_share(signature, query);
+                let specific = signature
+                    .iter()
+                    .any(|t| query.contains(t.as_str()) && !self.common.contains(t));
                 (
                     Some(self.docs[ord].signatures[i].clone()),
                     coverage,
                     defining,
+                    specific,
                 )
             }
-            None => (None, 0.0, 0.0),
+            None => (None, 0.0, 0.0, false),
         }
     }
 
@@ -479,8 +495,11 @@ impl Searcher {
     }
 }
 
-/// The terms found in the signatures of at most [`DEFINING_DOCS`] entries.
-fn rare_terms(signature_terms: &[Vec<Vec<String>>]) -> HashSet<String> {
+/// The terms found in the signatures of a number of entries that `keep` accepts.
+fn terms_by_docs(
+    signature_terms: &[Vec<Vec<String>>],
+    keep: impl Fn(usize) -> bool,
+) -> HashSet<String> {
     let mut docs_with: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for doc in signature_terms {
         let distinct: HashSet<&str> = doc.iter().flatten().map(String::as_str).collect();
@@ -490,7 +509,7 @@ fn rare_terms(signature_terms: &[Vec<Vec<String>>]) -> HashSet<String> {
     }
     docs_with
         .into_iter()
-        .filter(|&(_, n)| n <= DEFINING_DOCS)
+        .filter(|&(_, n)| keep(n))
         .map(|(t, _)| t.to_owned())
         .collect()
 }

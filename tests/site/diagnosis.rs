@@ -267,3 +267,37 @@ fn a_memory_summary_speaks_for_or_against_fragmentation() {
     let tidy = diagnosed(&summary(212));
     assert_ne!(top(&tidy), "cuda-allocator-fragmentation", "{tidy:#?}");
 }
+
+/// A bare exception name (a notebook's traceback cut after its header) shares only words such
+/// as `runtime` and `error` with other entries' signatures: those say nothing of which entry it
+/// is, so what decides is XLA's listing of the largest buffers, printed only when memory runs out.
+#[test]
+fn words_every_signature_has_make_no_candidate() {
+    let log = "\tBuffer 7:
+\t\tSize: 1.50GiB
+\t\tXLA Label: fusion
+\t\tShape: f32[8,4096,12288]
+\t\t==========================
+
+\tBuffer 8:
+\t\tSize: 96.00MiB
+\t\tEntry Parameter Subshape: f32[12288,2048]
+\t\t==========================
+
+---------------------------------------------------------------------------
+XlaRuntimeError                           Traceback (most recent call last)
+Cell In[7], line 3
+      1 batch = next(loader)
+----> 3 state, metrics = train_step(state, batch)
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+    assert!(
+        d.entries[0]
+            .cues
+            .iter()
+            .any(|c| c.cue == "Entry Parameter Subshape:"),
+        "{d:#?}"
+    );
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

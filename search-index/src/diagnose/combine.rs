@@ -100,6 +100,11 @@ pub(super) fn ranked_entries(
         let role = role(line, Some(i) == cause);
         let w = weight(line, role);
         for hit in searcher.search(&line.text, HITS_PER_LINE)? {
+            // Words such as `error` and `runtime` are in most entries' signatures: a line that
+            // shares nothing else with an entry does not point at it.
+            if !hit.specific {
+                continue;
+            }
             add_hit(&mut per_entry, line, role, w, hit);
         }
         // Where it was raised tells apart entries that share the exception's wording; it only
