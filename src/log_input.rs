@@ -9,6 +9,8 @@
 
 use std::io::{self, BufRead, BufReader};
 
+use errata_search::log::{LogReader, Skim};
+
 /// The longest line kept whole; the rest of a longer line is skipped unread into memory. A
 /// log line (a command line, a JSON record) is rarely over a few kilobytes.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -32,8 +34,22 @@ pub enum InputError {
     Io(#[from] io::Error),
 }
 
-/// Reads `source` line by line into `each` (each line without its `\n`).
-pub fn read_lines(source: impl io::Read, mut each: impl FnMut(&str)) -> Result<Read, InputError> {
+/// Reads `source` into `reader`, a line at a time, passing over the quiet runs of lines that
+/// `skim` takes (see [`errata_search::log::skim`]).
+pub fn read_into(
+    source: impl io::Read,
+    reader: &mut LogReader,
+    skim: &mut Skim,
+) -> Result<Read, InputError> {
+    let lines = read_chunks(source, |lines, chunk| lines.push_into(chunk, reader, skim))?;
+    Ok(lines.finish_into(reader, skim))
+}
+
+/// Offers `source`, checked to be text, to `push` a buffer at a time.
+fn read_chunks(
+    source: impl io::Read,
+    mut push: impl FnMut(&mut LineSplitter, &[u8]),
+) -> Result<LineSplitter, InputError> {
     let mut source = BufReader::with_capacity(MAX_LINE_BYTES, source);
     check_text(source.fill_buf()?)?;
     let mut lines = LineSplitter::default();
@@ -43,13 +59,13 @@ pub fn read_lines(source: impl io::Read, mut each: impl FnMut(&str)) -> Result<R
             break;
         }
         let consumed = chunk.len();
-        lines.push(chunk, &mut each);
+        push(&mut lines, chunk);
         source.consume(consumed);
     }
-    Ok(lines.finish(&mut each))
+    Ok(lines)
 }
 
-/// Cuts a stream of bytes, given in chunks of any size, into lines: what [`read_lines`] does
+/// Cuts a stream of bytes, given in chunks of any size, into lines: what [`read_into`] does
 /// for a whole source, for output that arrives a piece at a time (`errata run`, `errata
 /// watch`). Holds at most one line, of at most [`MAX_LINE_BYTES`].
 #[derive(Debug, Default)]
@@ -61,8 +77,13 @@ pub struct LineSplitter {
 
 impl LineSplitter {
     /// Hands each line that `chunk` completes to `each`; keeps the unfinished rest.
-    pub fn push(&mut self, mut chunk: &[u8], each: &mut impl FnMut(&str)) {
+    pub fn push(&mut self, chunk: &[u8], each: &mut impl FnMut(&str)) {
         self.read.bytes += chunk.len() as u64;
+        self.split(chunk, each);
+    }
+
+    /// Hands each line that `chunk` completes to `each`; keeps the unfinished rest.
+    fn split(&mut self, mut chunk: &[u8], each: &mut impl FnMut(&str)) {
         while !chunk.is_empty() {
             let end = chunk.iter().position(|&b| b == b'\n');
             let piece = &chunk[..end.unwrap_or(chunk.len())];
@@ -77,6 +98,43 @@ impl LineSplitter {
                 None => break,
             }
         }
+    }
+
+    /// As [`LineSplitter::push`], into `reader`: the runs of whole lines that `skim` takes
+    /// are counted, not read, and the lines it held back are read before anything after them.
+    pub fn push_into(&mut self, chunk: &[u8], reader: &mut LogReader, skim: &mut Skim) {
+        self.read.bytes += chunk.len() as u64;
+        let whole = memchr::memrchr(b'\n', chunk).map_or(0, |i| i + 1);
+        let (run, rest) = chunk.split_at(whole);
+        if !run.is_empty() {
+            // A line begun in an earlier chunk is the run's first (unless it is already cut).
+            let joined;
+            let run = if self.line.is_empty() || self.cut {
+                run
+            } else {
+                joined = [std::mem::take(&mut self.line).as_slice(), run].concat();
+                &joined[..]
+            };
+            let taken = (self.line.is_empty() && !self.cut)
+                .then(|| skim.take(reader, run))
+                .flatten();
+            match taken {
+                Some(lines) => self.read.lines += lines as u64,
+                None => {
+                    let each = &mut |line: &str| reader.line(line);
+                    release(skim, each);
+                    self.split(run, each);
+                }
+            }
+        }
+        self.split(rest, &mut |line: &str| reader.line(line));
+    }
+
+    /// As [`LineSplitter::finish`], into `reader`, after the lines `skim` held back.
+    pub fn finish_into(self, reader: &mut LogReader, skim: &mut Skim) -> Read {
+        let each = &mut |line: &str| reader.line(line);
+        release(skim, each);
+        self.finish(each)
     }
 
     /// The line begun and not finished yet, if any.
@@ -100,6 +158,18 @@ impl LineSplitter {
         self.read.cut_lines += u64::from(self.cut);
         self.line.clear();
         self.cut = false;
+    }
+}
+
+/// Reads the whole lines `skim` held back (quiet ones: no NUL in them), each cut as
+/// [`LineSplitter`] cuts a line.
+fn release(skim: &mut Skim, each: &mut impl FnMut(&str)) {
+    let held = skim.release();
+    for line in held.split_inclusive(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        each(&String::from_utf8_lossy(
+            &line[..line.len().min(MAX_LINE_BYTES)],
+        ));
     }
 }
 
@@ -131,6 +201,12 @@ fn check_text(start: &[u8]) -> Result<(), InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads `source` line by line into `each` (each line without its `\n`).
+    fn read_lines(source: impl io::Read, mut each: impl FnMut(&str)) -> Result<Read, InputError> {
+        let lines = read_chunks(source, |lines, chunk| lines.push(chunk, &mut each))?;
+        Ok(lines.finish(&mut each))
+    }
 
     fn lines(bytes: &[u8]) -> Result<(Vec<String>, Read), InputError> {
         let mut out = Vec::new();

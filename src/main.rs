@@ -176,12 +176,13 @@ fn search(query: &str, index: &index::Index, limit: usize) -> anyhow::Result<Exi
 fn diagnose(file: Option<&Path>, index: &index::Index) -> anyhow::Result<ExitCode> {
     let searcher = index::open(&index.root, index.bundle.as_deref())?;
     let mut reader = errata_search::log::LogReader::watching(searcher.cues().0);
+    let mut skim = errata_search::log::Skim::new(&reader);
     let read = match file.filter(|p| p.as_os_str() != "-") {
-        None => log_input::read_lines(std::io::stdin().lock(), |l| reader.line(l)),
+        None => log_input::read_into(std::io::stdin().lock(), &mut reader, &mut skim),
         Some(p) => {
             let f = std::fs::File::open(p)
                 .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
-            log_input::read_lines(f, |l| reader.line(l))
+            log_input::read_into(f, &mut reader, &mut skim)
         }
     }
     .map_err(|e| {

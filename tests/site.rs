@@ -31,6 +31,8 @@ mod run;
 mod search;
 #[path = "site/serve.rs"]
 mod serve;
+#[path = "site/skim.rs"]
+mod skim;
 #[path = "site/watch.rs"]
 mod watch;
 

@@ -11,7 +11,7 @@ use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
-use errata_search::log::LogReader;
+use errata_search::log::{LogReader, Skim};
 
 use crate::log_input::LineSplitter;
 
@@ -130,19 +130,23 @@ pub fn read(queue: Receiver<Chunk>, reader: &mut LogReader) -> ReadCounts {
     let mut out = LineSplitter::default();
     let mut err = LineSplitter::default();
     let mut counts = ReadCounts::default();
-    let mut each = |line: &str| reader.line(line);
+    // One skim for both streams: the lines it holds came before whatever comes next on either.
+    let mut skim = Skim::new(reader);
     for chunk in queue {
         let lines = match chunk.stream {
             Stream::Out => &mut out,
             Stream::Err => &mut err,
         };
         if chunk.after_gap {
-            add(&mut counts, std::mem::take(lines).finish(&mut each));
+            add(
+                &mut counts,
+                std::mem::take(lines).finish_into(reader, &mut skim),
+            );
         }
-        lines.push(&chunk.bytes, &mut each);
+        lines.push_into(&chunk.bytes, reader, &mut skim);
     }
-    add(&mut counts, out.finish(&mut each));
-    add(&mut counts, err.finish(&mut each));
+    add(&mut counts, out.finish_into(reader, &mut skim));
+    add(&mut counts, err.finish_into(reader, &mut skim));
     counts
 }
 

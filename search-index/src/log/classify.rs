@@ -23,7 +23,7 @@ pub fn is_frame(text: &str) -> bool {
 }
 
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line.
-const ERROR_MARKERS: [&str; 38] = [
+pub const ERROR_MARKERS: [&str; 38] = [
     "Error:",
     "Error(",
     "Exception:",
@@ -142,6 +142,18 @@ pub fn classify_at(text: &str, level: Option<Level>, indented: bool) -> Option<L
     }
 }
 
+/// How the name of an exception class ends.
+pub const EXCEPTION_ENDINGS: [&str; 8] = [
+    "Error",
+    "Exception",
+    "Failed",
+    "Interrupt",
+    "Exit",
+    "Warning",
+    "Fault",
+    "Failure",
+];
+
 /// `RuntimeError: ...`, `torch.OutOfMemoryError: ...`, `_pickle.UnpicklingError: ...`,
 /// `torch._dynamo.exc.BackendCompilerFailed: ...`, `AssertionError`.
 pub fn exception_head(text: &str) -> bool {
@@ -154,18 +166,9 @@ pub fn exception_head(text: &str) -> bool {
         return false;
     }
     let last = head.rsplit('.').next().unwrap_or(head);
-    [
-        "Error",
-        "Exception",
-        "Failed",
-        "Interrupt",
-        "Exit",
-        "Warning",
-        "Fault",
-        "Failure",
-    ]
-    .iter()
-    .any(|s| last.ends_with(s) && last.len() > s.len())
+    EXCEPTION_ENDINGS
+        .iter()
+        .any(|s| last.ends_with(s) && last.len() > s.len())
         || matches!(last, "Error" | "Exception")
 }
 

@@ -50,6 +50,10 @@ impl CueSet {
         }
     }
 
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.texts.iter().map(String::as_str)
+    }
+
     pub fn text(&self, cue: usize) -> &str {
         &self.texts[cue]
     }

@@ -47,6 +47,11 @@ pub struct MemoryReader {
 }
 
 impl MemoryReader {
+    /// Whether no snapshot block is half read.
+    pub fn settled(&self) -> bool {
+        self.block_size.is_none()
+    }
+
     /// Reads one cleaned line (`number` is its line in the log).
     pub fn line(&mut self, text: &str, number: usize) {
         let row = text.trim_start();

@@ -14,6 +14,7 @@ pub mod clean;
 pub mod cues;
 pub mod memory;
 mod reader;
+pub mod skim;
 #[cfg(test)]
 mod tests;
 
@@ -22,6 +23,7 @@ use serde::Serialize;
 pub use classify::{classify, is_collateral};
 pub use clean::{clean_line, strip_ansi, CleanLine};
 pub use reader::{LogReader, MAX_ERROR_LINES};
+pub use skim::Skim;
 
 /// What an error line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -72,15 +74,42 @@ pub fn read_log(text: &str) -> LogReport {
     read_log_with(text, LogReader::default())
 }
 
-/// Reads a whole log with `reader` (one watching for cues, say).
+/// How much of a whole log [`read_log_with`] offers [`Skim`] at a time.
+const RUN_BYTES: usize = 64 * 1024;
+
+/// Reads a whole log with `reader` (one watching for cues, say), skimming quiet runs.
 pub fn read_log_with(text: &str, mut reader: LogReader) -> LogReport {
-    if text.is_empty() {
-        return reader.finish();
+    let mut skim = Skim::new(&reader);
+    let mut rest = text;
+    while !rest.is_empty() {
+        // A run of whole lines, cut after the last newline within RUN_BYTES (or the next
+        // newline, for a longer line); the last line of the log may have none.
+        let mut end = rest.len().min(RUN_BYTES);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let cut = memchr::memrchr(b'\n', &rest.as_bytes()[..end])
+            .or_else(|| memchr::memchr(b'\n', rest.as_bytes()))
+            .map_or(rest.len(), |i| i + 1);
+        let (run, after) = rest.split_at(cut);
+        rest = after;
+        if run.ends_with('\n') && skim.take(&mut reader, run.as_bytes()).is_some() {
+            continue;
+        }
+        read_run(&mut reader, &String::from_utf8_lossy(&skim.release()));
+        read_run(&mut reader, run);
     }
-    // `lines()` semantics: a final newline ends the last line rather than starting another
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    for physical in body.split('\n') {
+    read_run(&mut reader, &String::from_utf8_lossy(&skim.release()));
+    reader.finish()
+}
+
+/// Reads whole lines; a last line without its newline too (`lines()` semantics: a final
+/// newline ends the last line rather than starting another).
+fn read_run(reader: &mut LogReader, run: &str) {
+    if run.is_empty() {
+        return;
+    }
+    for physical in run.strip_suffix('\n').unwrap_or(run).split('\n') {
         reader.line(physical);
     }
-    reader.finish()
 }

@@ -301,6 +301,31 @@ impl<'c> LogReader<'c> {
         });
     }
 
+    /// Whether plain lines read next would change nothing but the context of what follows:
+    /// no traceback is open, no exception waits for its message, no memory block is half
+    /// read, and the stand-ins for a log without errors are chosen. [`Skim`](super::Skim)
+    /// passes over quiet runs only then.
+    pub fn settled(&self) -> bool {
+        (!self.folded.is_empty()
+            || self.context.len() >= MAX_CONTEXT_LINES
+            || self.context_looked >= MAX_CONTEXT_LOOKED)
+            && self.memory.settled()
+            && self
+                .ranks
+                .values()
+                .all(|r| !r.in_traceback && r.awaiting.is_none() && r.pending.is_none())
+    }
+
+    /// Counts `lines` plain lines passed over unread.
+    pub fn skip(&mut self, lines: usize) {
+        self.lines_read += lines;
+    }
+
+    /// The texts of the cues watched for.
+    pub fn cue_texts(&self) -> impl Iterator<Item = &str> {
+        self.cues.into_iter().flat_map(CueSet::texts)
+    }
+
     /// Error lines found so far (distinct ones, and IPython headers still waiting for
     /// their exception): a count that grows when the log shows a new error.
     pub fn errors_found(&self) -> usize {

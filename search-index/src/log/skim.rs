@@ -1,0 +1,191 @@
+//! Skimming: passing over the stretches of a log that cannot change what the reader reports.
+//!
+//! Takes runs of whole lines as they come. When the reader is settled (no traceback open, no
+//! exception waiting for its message, no memory block half read, its stand-in lines chosen)
+//! and no line of a run holds a word that could make it more than a plain line (the markers
+//! [`classify`](super::classify) looks for, the level words of a logger's prefix, the labels
+//! of a memory dump, the cues watched for), the run is counted and not read; only its last
+//! [`HELD_LINES`] lines are held, and read before whatever comes next unless another quiet
+//! run follows, so an error still has the lines just before it as its context. A training
+//! job's step lines are such runs: skimming is what lets `errata run` keep up with a job that
+//! prints 50 MB/s, and `errata diagnose` read a gigabyte in seconds.
+//!
+//! The words are a superset: a run that holds one is read line by line, as if there were no
+//! skimming. What skimming can change is only the context of a rank that printed nothing in
+//! the last [`HELD_LINES`] lines before its error, and a word split by a colour code
+//! (`Err\x1b[0mor`, or `\x1b[31mE1203` for a level), which the reader would join.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Input, MatchKind};
+
+use super::classify::{ERROR_MARKERS, EXCEPTION_ENDINGS};
+use super::reader::LogReader;
+
+/// The lines of a skimmed run kept to be read if an error follows.
+pub const HELD_LINES: usize = 256;
+
+/// Words that can make a line more than a plain one, besides the markers of `classify` and
+/// the endings of an exception's name.
+const WORDS: [&str; 12] = [
+    "traceback",
+    "warning",
+    "critical",
+    "fatal",
+    "non-finite",
+    "exception raised from",
+    // A memory dump's summary rows and snapshot blocks.
+    "reserved memory",
+    "allocated memory",
+    "non-releasable memory",
+    "size': ",
+    "'state': ",
+    // The line reader drops NUL bytes, joining what was on either side.
+    "\0",
+];
+
+/// Words that count only as whole words (`loss=nan`, not `nano`; `inf`, not `info`).
+const WHOLE_WORDS: [&str; 2] = ["nan", "inf"];
+
+/// The level letters of a logger's prefix (`E1203`, `[E ...]`: capitals, as the reader reads
+/// them), which count only between these bytes.
+const LEVEL_LETTERS: [u8; 2] = [b'E', b'F'];
+const BEFORE_LEVEL: &[u8] = b"\n\r \t[]:|-";
+const AFTER_LEVEL: &[u8] = b"\n\r \t[]:|-01";
+
+/// Watches runs of whole lines for the words that make them worth reading.
+#[derive(Debug, Clone)]
+pub struct Skim {
+    words: AhoCorasick,
+    /// How many of the patterns are plain words; the rest are whole words.
+    plain: usize,
+    held: Vec<u8>,
+    held_lines: usize,
+}
+
+impl Skim {
+    /// A skim for `reader`, which watches for its cues too.
+    pub fn new(reader: &LogReader) -> Skim {
+        let mut plain: Vec<String> = ERROR_MARKERS
+            .iter()
+            .chain(EXCEPTION_ENDINGS.iter())
+            .chain(WORDS.iter())
+            .map(|w| w.to_string())
+            .chain(reader.cue_texts().map(str::to_owned))
+            .collect();
+        plain.retain(|w| !w.is_empty());
+        let count = plain.len();
+        let words = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(plain.iter().map(String::as_str).chain(WHOLE_WORDS))
+            .expect("a few hundred short patterns");
+        Skim {
+            words,
+            plain: count,
+            held: Vec::new(),
+            held_lines: 0,
+        }
+    }
+
+    /// Takes `run` (whole lines, each ending in `\n`) if it can be passed over, counting its
+    /// lines in `reader`, and yields how many it had; `None` means the caller reads it, after
+    /// [`Skim::release`].
+    pub fn take(&mut self, reader: &mut LogReader, run: &[u8]) -> Option<usize> {
+        if !reader.settled() || !self.quiet(run) {
+            return None;
+        }
+        let lines = memchr::memchr_iter(b'\n', run).count();
+        let tail = tail_start(run, HELD_LINES);
+        let tail_lines = lines.min(HELD_LINES);
+        reader.skip(self.held_lines + lines - tail_lines);
+        self.held.clear();
+        self.held.extend_from_slice(&run[tail..]);
+        self.held_lines = tail_lines;
+        Some(lines)
+    }
+
+    /// The lines held back from the last run taken (whole lines, each ending in `\n`), to be
+    /// read now, before anything that came after them.
+    pub fn release(&mut self) -> Vec<u8> {
+        self.held_lines = 0;
+        std::mem::take(&mut self.held)
+    }
+
+    /// Whether no line of `run` holds a word that could make it more than a plain line.
+    fn quiet(&self, run: &[u8]) -> bool {
+        if has_level_letter(run) {
+            return false;
+        }
+        // Leftmost-longest: past a word that is not whole, no pattern begins at or before
+        // its start, so the search goes on from the next byte.
+        let mut from = 0;
+        while let Some(m) = self.words.find(Input::new(run).span(from..run.len())) {
+            if m.pattern().as_usize() < self.plain || is_whole_word(run, m.start(), m.end()) {
+                return false;
+            }
+            from = m.start() + 1;
+        }
+        true
+    }
+}
+
+/// `E1203`, `[E `, ` F:` ...: a level letter between the bytes a prefix separates words with
+/// (or at a line's start).
+fn has_level_letter(run: &[u8]) -> bool {
+    memchr::memchr2_iter(LEVEL_LETTERS[0], LEVEL_LETTERS[1], run).any(|i| {
+        let before = i.checked_sub(1).map(|j| run[j]);
+        before.is_none_or(|b| BEFORE_LEVEL.contains(&b))
+            && run.get(i + 1).is_none_or(|a| AFTER_LEVEL.contains(a))
+    })
+}
+
+/// Whether the bytes around `start..end` are not letters or digits (a non-ASCII byte might
+/// be one, so it counts as a boundary only when it is ASCII).
+fn is_whole_word(text: &[u8], start: usize, end: usize) -> bool {
+    let boundary = |b: Option<&u8>| b.is_none_or(|b| b.is_ascii() && !b.is_ascii_alphanumeric());
+    boundary(start.checked_sub(1).and_then(|i| text.get(i))) && boundary(text.get(end))
+}
+
+/// Where the last `lines` lines of `run` (whole lines) begin.
+fn tail_start(run: &[u8], lines: usize) -> usize {
+    // The run ends in `\n`: the (lines + 1)-th newline from the end precedes the tail.
+    memchr::memrchr_iter(b'\n', run)
+        .nth(lines)
+        .map_or(0, |i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skim() -> Skim {
+        Skim::new(&LogReader::default())
+    }
+
+    #[test]
+    fn step_lines_are_quiet_and_errors_are_not() {
+        let s = skim();
+        assert!(s.quiet(b"[rank3]: step 120 loss 1.2345 lr 3e-4 grad_norm 0.91\n"));
+        assert!(s.quiet(b"2024-05-01 10:00:00 INFO trainer: epoch 2, information kept\n"));
+        for line in [
+            &b"step 5 loss nan\n"[..],
+            b"RuntimeError: boom\n",
+            b"E1203 12:00:00.000 123 nccl.cc:10] x\n",
+            b"ok\n[E ProcessGroupNCCL.cpp:475] x\n",
+            b"| Allocated memory | 10 GiB |\n",
+            b"a\0b\n",
+            b"KeyboardInterrupt\n",
+            b"grad_norm: inf\n",
+        ] {
+            assert!(!s.quiet(line), "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn the_tail_is_the_last_lines() {
+        let run = b"a\nb\nc\n";
+        assert_eq!(tail_start(run, 2), 2);
+        assert_eq!(tail_start(run, 3), 0);
+        assert_eq!(tail_start(run, 9), 0);
+    }
+}
