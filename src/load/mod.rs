@@ -19,6 +19,7 @@ pub mod reports;
 pub mod theme;
 pub mod types;
 mod walk;
+mod yaml;
 
 use std::path::{Path, PathBuf};
 
