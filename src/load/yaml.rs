@@ -65,8 +65,15 @@ pub fn parse(split: &Split) -> Result<RawFrontMatter, Rejected> {
             }
             Err(e) => e,
         };
-        let failure = yaml_failure(&error, split.yaml_line);
+        let mut failure = yaml_failure(&error, split.yaml_line);
         let recoverable = is_field_error(&failure.message);
+        if let Some(key) = between(&failure.message, "duplicate field `", "`") {
+            // serde points at the first occurrence; the mistake is the one after it.
+            let first = failure.line - split.yaml_line;
+            if let Some((line, column)) = duplicate_of(&lines, first, failure.column, key) {
+                (failure.line, failure.column) = (line + split.yaml_line, column);
+            }
+        }
         let key_lines = recoverable
             .then(|| top_level_range(&lines, failure.line - split.yaml_line))
             .flatten();
@@ -118,6 +125,20 @@ fn top_level_range(lines: &[&str], line: usize) -> Option<(usize, usize)> {
         .find(|&i| is_key(lines[i]))
         .map_or(lines.len() - 1, |next| next - 1);
     Some((first, last))
+}
+
+/// The 0-based line and 1-based column of the second `key:` at `column` after line `first`.
+fn duplicate_of(lines: &[&str], first: usize, column: usize, key: &str) -> Option<(usize, usize)> {
+    let found = lines.iter().enumerate().skip(first + 1).find(|(_, l)| {
+        let mut chars = l.char_indices();
+        let Some((byte, _)) = chars.nth(column.saturating_sub(1)) else {
+            return false;
+        };
+        let before_is_indent = l[..byte].chars().all(|c| c == ' ' || c == '-');
+        let rest = l[byte..].strip_prefix(key).unwrap_or("x");
+        before_is_indent && rest.trim_start_matches(' ').starts_with(':')
+    });
+    found.map(|(i, _)| (i, column))
 }
 
 fn yaml_failure(error: &serde_yaml_ng::Error, first_line: usize) -> ParseFailure {

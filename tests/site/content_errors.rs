@@ -215,3 +215,18 @@ fn every_field_type_error_is_reported() {
     );
     site.check().assert_exit(1).stderr_has("3 problem(s) found");
 }
+
+#[test]
+fn a_duplicate_key_is_reported_at_the_duplicate() {
+    let site = Site::new("valid-site");
+    let text = "---\ntitle: First\ncategory: memory\nseverity: low\nsummary: A test entry.\nsignatures:\n  - text: \"RuntimeError: dup\"\n    raised_in: a.py\n    text: again\ntitle: Second\n---\nBody.\n";
+    fs::write(site.file("content/memory/dup.md"), text).unwrap();
+    rejected_site(
+        &site,
+        &[
+            "error: content/memory/dup.md:9:5: signatures[0]: duplicate field `text`",
+            "error: content/memory/dup.md:10:1: duplicate field `title`",
+            "2 problem(s) found",
+        ],
+    );
+}
