@@ -26,8 +26,8 @@ pub enum WriteError {
     NotOurs { output: PathBuf },
     #[error("{output} is not a folder")]
     NotAFolder { output: PathBuf },
-    #[error("{output} is read-only; refusing to replace it (make it writable, e.g. `chmod -R u+w {output}`, or pick another --output)")]
-    ReadOnly { output: PathBuf },
+    #[error("{folder} is read-only; refusing to replace {output} (make it writable, e.g. `chmod -R u+w {output}`, or pick another --output)")]
+    ReadOnly { output: PathBuf, folder: PathBuf },
     #[error("the output {output} contains the site's own files; pick another --output")]
     ContainsSite { output: PathBuf },
     #[error("the output {output} is inside the site's {folder}/, which the next build would read; pick another --output")]
@@ -203,13 +203,6 @@ impl<'a> Staging<'a> {
                     output: output.clone(),
                 })
             }
-            Ok(meta) if meta.permissions().readonly() => {
-                // Its files could be moved aside but not deleted: the build would leave a
-                // copy it cannot remove beside the output.
-                return Err(WriteError::ReadOnly {
-                    output: output.clone(),
-                });
-            }
             Ok(_) => {
                 let empty = fs::read_dir(output)
                     .map_err(io_at(output))?
@@ -218,6 +211,14 @@ impl<'a> Staging<'a> {
                 if !empty && !output.join(MARKER).exists() {
                     return Err(WriteError::NotOurs {
                         output: output.clone(),
+                    });
+                }
+                // Its files could be moved aside but not deleted: the build would leave a
+                // copy it cannot remove beside the output.
+                if let Some(folder) = read_only_folder(output) {
+                    return Err(WriteError::ReadOnly {
+                        output: output.clone(),
+                        folder,
                     });
                 }
             }
@@ -316,6 +317,17 @@ fn absolute(path: &Path) -> PathBuf {
         }
     }
     clean.canonicalize().unwrap_or(clean)
+}
+
+/// The output folder itself, or the first folder inside it, that is read-only (symlinks are
+/// not followed: removing one removes the link only).
+fn read_only_folder(output: &Path) -> Option<PathBuf> {
+    walkdir::WalkDir::new(output)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .find(|e| e.metadata().is_ok_and(|m| m.permissions().readonly()))
+        .map(|e| e.into_path())
 }
 
 /// Temporary and old folders of builds that were killed. A build killed between moving the

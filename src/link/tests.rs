@@ -50,6 +50,7 @@ fn entry(i: usize, category: &str, tags: &[&str], related: &[usize]) -> Arc<Entr
         draft: false,
         body: String::new(),
         links: Vec::new(),
+        unsafe_links: Vec::new(),
         body_line: 1,
         spans: Default::default(),
     })

@@ -11,7 +11,7 @@ use chrono::NaiveDate;
 
 use super::Site;
 use crate::diagnostic::Problem;
-use crate::load::{Entry, Kind, Tag};
+use crate::load::{Entry, Kind, Tag, UnsafeLink};
 
 /// The warnings of a site, by entry, with what they were found from, so that after an edit
 /// only what it can have changed is looked at again (see [`Warnings::patch`]).
@@ -148,7 +148,8 @@ impl Warnings {
     }
 
     /// Entry `i`'s warnings other than about shared signatures: its tags written the rarer
-    /// way, its linking nowhere, an `updated` date in the future.
+    /// way, its linking nowhere, an `updated` date in the future, a body link with an unsafe
+    /// scheme.
     fn entry_warnings(&self, site: &Site, i: usize) -> Vec<Problem> {
         let e = &site.entries[i];
         let mut out = Vec::new();
@@ -183,6 +184,7 @@ impl Warnings {
         if let Some(problem) = unsourced_first_signature(e) {
             out.push(problem);
         }
+        out.extend(e.unsafe_links.iter().map(|link| unsafe_link(e, link)));
         if let Some(date) = e.updated.filter(|d| *d > self.today) {
             let (line, column) = e.spans.value("updated", &date.to_string());
             out.push(
@@ -233,6 +235,24 @@ impl Warnings {
         }
         out
     }
+}
+
+/// A link or image whose scheme the page refuses: the author means something by it.
+fn unsafe_link(e: &Entry, link: &UnsafeLink) -> Problem {
+    let (what, kept) = if link.image {
+        ("image source", "the image is shown without it")
+    } else {
+        ("link", "its text stays, without the link")
+    };
+    Problem::warning(
+        &e.file,
+        e.body_line + link.line - 1,
+        link.column,
+        format!("{what} with scheme `{}:` is dropped", link.scheme()),
+    )
+    .with_hint(format!(
+        "only http, https, mailto and relative URLs are kept; {kept}"
+    ))
 }
 
 /// A signature as it is compared: trimmed, lowercase.

@@ -9,7 +9,9 @@ use chrono::NaiveDate;
 
 use super::fields::{self, Sink};
 use super::front_matter::{RawFrontMatter, Spans, Split};
-use super::{internal_links, plain_text, InternalLink, Kind, Severity, Slug, Tag};
+use super::{
+    internal_links, plain_text, unsafe_links, InternalLink, Kind, Severity, Slug, Tag, UnsafeLink,
+};
 use crate::diagnostic::Problem;
 
 /// A failure entry or guide, checked field by field but not yet against other entries.
@@ -43,6 +45,8 @@ pub struct Entry {
     pub body: String,
     /// The body's `[text](@/slug)` links.
     pub links: Vec<InternalLink>,
+    /// The body's links and images with an unsafe scheme (`javascript:`), dropped on the page.
+    pub unsafe_links: Vec<UnsafeLink>,
     /// 1-based line of the body's first line in the file.
     pub body_line: usize,
     pub spans: Spans,
@@ -198,6 +202,12 @@ fn assemble(
     } else {
         Vec::new()
     };
+    // Only a body with a `:` can hold a URL with a scheme.
+    let unsafe_links = if body.contains(':') {
+        unsafe_links(&body)
+    } else {
+        Vec::new()
+    };
     Entry {
         file: display.to_owned(),
         content_path: content_path.to_owned(),
@@ -236,6 +246,7 @@ fn assemble(
         updated: raw.updated,
         draft: raw.draft,
         links,
+        unsafe_links,
         body,
         body_line: split.body_line,
         spans,

@@ -33,43 +33,20 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let failed = |problem: Problem, text: Option<String>| FileOutcome {
+    let failed_all = |problems: Vec<Problem>, text: Option<String>| FileOutcome {
         slug: text
             .as_deref()
             .and_then(explicit_slug)
             .or_else(|| Slug::from_stem(&stem).ok()),
         text: text.map(Into::into),
         entry: None,
-        problems: vec![problem],
+        problems,
     };
-    let at = |f: ParseFailure| {
-        let mut p = Problem::error(display, f.line, f.column, f.message);
-        p.hint = f.hint;
-        p
-    };
-    if let Ok(meta) = std::fs::metadata(path) {
-        if meta.len() > MAX_FILE_BYTES {
-            let problem = Problem::error(
-                display,
-                0,
-                0,
-                format!(
-                    "file is {:.1} MB; an entry may be at most {} MB",
-                    meta.len() as f64 / 1e6,
-                    MAX_FILE_BYTES / 1_000_000
-                ),
-            )
-            .with_hint("split it into several entries, or link long logs instead of pasting them");
-            return failed(problem, None);
-        }
-    }
-    let bytes = match std::fs::read(path) {
+    let failed = |problem: Problem, text: Option<String>| failed_all(vec![problem], text);
+    let at = |f: ParseFailure| problem_at(display, f);
+    let bytes = match read_bounded(display, path) {
         Ok(bytes) => bytes,
-        Err(e) => {
-            let problem = Problem::error(display, 0, 0, format!("cannot read: {}", io_reason(&e)))
-                .with_hint("check the file's permissions");
-            return failed(problem, None);
-        }
+        Err(problem) => return failed(problem, None),
     };
     let text = match front_matter::decode(&bytes) {
         Ok(text) => text,
@@ -79,15 +56,18 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
         Ok(split) => split,
         Err(f) => return failed(at(f), Some(text)),
     };
-    let raw = match front_matter::parse(&split) {
-        Ok(raw) => raw,
-        Err(f) => return failed(at(f), Some(split.text)),
-    };
     let content_path = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/");
+    let raw = match front_matter::parse(&split) {
+        Ok(raw) => raw,
+        Err(rejected) => {
+            let problems = rejected_problems(display, &content_path, &stem, rejected, &split);
+            return failed_all(problems, Some(split.text));
+        }
+    };
     let slug = raw
         .slug
         .as_deref()
@@ -107,6 +87,67 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
             slug,
         },
     }
+}
+
+fn problem_at(display: &Path, f: ParseFailure) -> Problem {
+    let mut p = Problem::error(display, f.line, f.column, f.message);
+    p.hint = f.hint;
+    p
+}
+
+/// The file's bytes, unless it is over [`MAX_FILE_BYTES`] or cannot be read.
+fn read_bounded(display: &Path, path: &Path) -> Result<Vec<u8>, Problem> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.len() > MAX_FILE_BYTES {
+            let problem = Problem::error(
+                display,
+                0,
+                0,
+                format!(
+                    "file is {:.1} MB; an entry may be at most {} MB",
+                    meta.len() as f64 / 1e6,
+                    MAX_FILE_BYTES / 1_000_000
+                ),
+            )
+            .with_hint("split it into several entries, or link long logs instead of pasting them");
+            return Err(problem);
+        }
+    }
+    std::fs::read(path).map_err(|e| {
+        Problem::error(display, 0, 0, format!("cannot read: {}", io_reason(&e)))
+            .with_hint("check the file's permissions")
+    })
+}
+
+/// Every failure of front matter that did not parse, and what checking the rest of it found
+/// outside the keys left out, so one run reports every field's mistake.
+fn rejected_problems(
+    display: &Path,
+    content_path: &str,
+    stem: &str,
+    mut rejected: front_matter::Rejected,
+    split: &front_matter::Split,
+) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = rejected
+        .failures
+        .iter()
+        .map(|f| problem_at(display, f.clone()))
+        .collect();
+    if let Some(rest) = rejected.rest.take() {
+        if let Err(more) = check(display, content_path, stem, rest, split) {
+            // A missing field (reported at the opening fence) is most likely the unknown key.
+            let misspelt = rejected
+                .failures
+                .iter()
+                .any(|f| f.message.starts_with("unknown field"));
+            let kept = more
+                .into_iter()
+                .filter(|p| !rejected.skips(p.line) && !(misspelt && p.line <= 1));
+            problems.extend(kept);
+        }
+    }
+    problems.sort_by_key(|p| (p.line, p.column));
+    problems
 }
 
 /// A `slug:` line in front matter that did not parse, so links to the file still resolve.

@@ -9,6 +9,8 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+pub use super::yaml::{parse, Rejected};
+
 /// The front matter of an errata entry, exactly as an author writes it. Only unknown keys and
 /// YAML types are refused here; values are checked when it becomes an [`super::Entry`]. The
 /// JSON Schema `errata schema` prints is generated from this type.
@@ -296,92 +298,6 @@ pub fn split(text: String) -> Result<Split, ParseFailure> {
     ))
 }
 
-/// Parses the YAML of a split file. A YAML error is reported at its own line and column.
-pub fn parse(split: &Split) -> Result<RawFrontMatter, ParseFailure> {
-    let yaml = &split.text[split.yaml.clone()];
-    if yaml.trim().is_empty() {
-        return Err(ParseFailure::new(
-            split.yaml_line.saturating_sub(1),
-            1,
-            "front matter is empty",
-            Some("required: title, category, severity, summary"),
-        ));
-    }
-    serde_yaml_ng::from_str::<Option<RawFrontMatter>>(yaml)
-        .map_err(|e| yaml_failure(&e, split.yaml_line))?
-        .ok_or_else(|| ParseFailure::new(split.yaml_line, 1, "front matter is empty", None))
-}
-
-fn yaml_failure(error: &serde_yaml_ng::Error, first_line: usize) -> ParseFailure {
-    let (line, column) = error
-        .location()
-        .map(|l| (l.line() + first_line - 1, l.column()))
-        .unwrap_or((first_line, 1));
-    let raw = error.to_string();
-    // serde_yaml appends " at line N column M"; the position is reported separately.
-    let message = match raw.find(" at line ") {
-        Some(i) => raw[..i].to_owned(),
-        None => raw,
-    };
-    if let Some(field) = between(&message, "unknown field `", "`") {
-        let candidates: &[&str] = if message.contains("`symptom`") {
-            &["symptom", "why"]
-        } else if message.contains("`url`") {
-            &["title", "url"]
-        } else if message.contains("`raised_in`") {
-            &SIGNATURE_FIELDS
-        } else if message.contains("`frames`") {
-            &CUE_FIELDS
-        } else {
-            &FIELDS
-        };
-        let hint = match crate::diagnostic::did_you_mean(field, candidates.iter().copied()) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!("known fields: {}", candidates.join(", ")),
-        };
-        return ParseFailure::new(
-            line,
-            column,
-            format!("unknown field `{field}`"),
-            Some(&hint),
-        );
-    }
-    if message.contains("repetition limit exceeded") || message.contains("recursion limit exceeded")
-    {
-        return ParseFailure::new(
-            line,
-            column,
-            "front matter expands too far (YAML aliases or nesting)",
-            Some("front matter needs no anchors or aliases; write the values out"),
-        );
-    }
-    if message.starts_with("updated")
-        || message.contains("premature end of input")
-        || message.contains("input contains invalid characters")
-    {
-        return ParseFailure::new(
-            line,
-            column,
-            message,
-            Some("dates are written YYYY-MM-DD, e.g. `updated: 2026-11-29`"),
-        );
-    }
-    let hint = if message.contains("mapping values are not allowed") {
-        Some("a value that contains `: ` must be quoted")
-    } else if message.contains("invalid type") {
-        Some("check the field's type: text, a list `[a, b]`, or a list of `key: value` items")
-    } else {
-        None
-    };
-    ParseFailure::new(line, column, message, hint)
-}
-
-fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
-    let from = s.find(start)? + start.len();
-    let len = s[from..].find(end)?;
-    Some(&s[from..from + len])
-}
-
 /// Where top-level keys and their values sit in the file, for problems found after parsing.
 #[derive(Debug, Clone, Default)]
 pub struct Spans {
@@ -489,7 +405,7 @@ mod tests {
     #[test]
     fn unknown_field_has_position_and_suggestion() {
         let s = split_str("---\ntitle: A\nseverty: high\n---\n").unwrap();
-        let err = parse(&s).unwrap_err();
+        let err = parse(&s).unwrap_err().failures.remove(0);
         assert_eq!(err.message, "unknown field `severty`");
         assert_eq!((err.line, err.column), (3, 1));
         assert_eq!(err.hint.as_deref(), Some("did you mean `severity`?"));
@@ -498,7 +414,7 @@ mod tests {
     #[test]
     fn yaml_error_line_is_file_line() {
         let s = split_str("---\ntitle: A\nsummary: [unclosed\n---\n").unwrap();
-        let err = parse(&s).unwrap_err();
+        let err = parse(&s).unwrap_err().failures.remove(0);
         assert!(err.line >= 3, "{err:?}");
     }
 

@@ -19,6 +19,7 @@ pub mod reports;
 pub mod theme;
 pub mod types;
 mod walk;
+mod yaml;
 
 use std::path::{Path, PathBuf};
 
@@ -27,7 +28,7 @@ pub use config::Config;
 pub use entry::{Cues, Entry, Origin, Reference, Signature, Symptom};
 pub use fields::MIN_CUE_CHARS;
 pub use file::MAX_FILE_BYTES;
-pub use links::{internal_links, parse_target, InternalLink};
+pub use links::{internal_links, parse_target, safe_url, unsafe_links, InternalLink, UnsafeLink};
 pub use markdown::plain_text;
 pub use types::{Kind, Severity, Slug, Tag};
 pub use walk::display_path;

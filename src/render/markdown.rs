@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::highlight::{self, escape};
 use crate::load::markdown::options;
-use crate::load::parse_target;
+use crate::load::{parse_target, safe_url};
 
 /// Ids the entry template gives its own sections; body headings never take them.
 pub const RESERVED_IDS: [&str; 12] = [
@@ -332,25 +332,6 @@ fn push_hashtags<'a>(out: &mut Vec<Event<'a>>, text: CowStr<'a>, links: &dyn Lin
         pieces.push(Event::Text(s[last..].to_owned().into()));
     }
     out.extend(pieces);
-}
-
-/// True for relative URLs, fragments and the http, https and mailto schemes.
-pub fn safe_url(url: &str) -> bool {
-    let cleaned: String = url
-        .chars()
-        .filter(|c| !c.is_control() && !c.is_whitespace())
-        .collect();
-    let lower = cleaned.to_ascii_lowercase();
-    match lower.find(':') {
-        None => true,
-        Some(colon) => {
-            let before = &lower[..colon];
-            if before.contains(['/', '?', '#']) {
-                return true;
-            }
-            matches!(before, "http" | "https" | "mailto")
-        }
-    }
 }
 
 #[cfg(test)]

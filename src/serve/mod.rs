@@ -6,8 +6,10 @@
 //! save in several writes cause one rebuild), rebuilds, and tells open tabs over server-sent events: `reload` after a
 //! good build, `problems` (with file, line and hint) after a failed one, which the page shows
 //! as an overlay while the last good site stays up. Answers only loopback names and IP
-//! addresses in `Host` (see [`host`]). Ctrl-C stops it.
+//! addresses in `Host` (see [`host`]), and closes a connection whose request headers take
+//! longer than [`conn::HEADER_READ_TIMEOUT`]. Ctrl-C stops it.
 
+mod conn;
 mod host;
 
 use std::collections::BTreeMap;
@@ -211,21 +213,13 @@ async fn run(options: ServeOptions) -> Result<(), ServeError> {
         ));
     // Ctrl-C: open event streams end at once; any other connection (a slow or idle client)
     // gets at most SHUTDOWN_GRACE to finish before the server stops anyway.
-    let stopping = Arc::new(tokio::sync::Notify::new());
-    let (signal, events) = (stopping.clone(), app_events);
-    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+    let events = app_events;
+    let stop = async move {
         let _ = tokio::signal::ctrl_c().await;
         eprintln!("stopping");
         let _ = events.send(LiveEvent::Shutdown);
-        signal.notify_one();
-    });
-    tokio::select! {
-        result = server => result?,
-        () = async {
-            stopping.notified().await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        } => {}
-    }
+    };
+    conn::serve(listener, router, stop, SHUTDOWN_GRACE).await;
     drop(watcher);
     Ok(())
 }

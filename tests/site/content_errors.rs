@@ -195,3 +195,38 @@ fn check_reports_what_build_reports() {
         .stderr_has("error: content/memory/bad-severity.md:4:11: invalid severity `hgh`");
     assert_no_output(&site);
 }
+
+#[test]
+fn every_field_type_error_is_reported() {
+    let site = Site::new("valid-site");
+    let text = "---\ntitle: Three bad fields\ncategory: memory\nseverity: 7\nsummary: A test entry.\ndraft: yes\nupdated: tomorrow\nsignatures:\n  - \"RuntimeError: three\"\n---\nBody.\n";
+    fs::write(site.file("content/memory/three.md"), text).unwrap();
+    rejected_site(
+        &site,
+        &[
+            "error: content/memory/three.md:4:11: invalid severity `7`",
+            "severity is one of low, medium, high, critical",
+            "error: content/memory/three.md:6:8: draft: invalid type: string \"yes\"",
+            "`draft` is `true` or `false`",
+            "error: content/memory/three.md:7:10: updated: input contains invalid characters",
+            "dates are written YYYY-MM-DD",
+            "3 problem(s) found",
+        ],
+    );
+    site.check().assert_exit(1).stderr_has("3 problem(s) found");
+}
+
+#[test]
+fn a_duplicate_key_is_reported_at_the_duplicate() {
+    let site = Site::new("valid-site");
+    let text = "---\ntitle: First\ncategory: memory\nseverity: low\nsummary: A test entry.\nsignatures:\n  - text: \"RuntimeError: dup\"\n    raised_in: a.py\n    text: again\ntitle: Second\n---\nBody.\n";
+    fs::write(site.file("content/memory/dup.md"), text).unwrap();
+    rejected_site(
+        &site,
+        &[
+            "error: content/memory/dup.md:9:5: signatures[0]: duplicate field `text`",
+            "error: content/memory/dup.md:10:1: duplicate field `title`",
+            "2 problem(s) found",
+        ],
+    );
+}

@@ -178,6 +178,23 @@ fn ctrl_c_while_writing_stops_and_cleans_up() {
     built.assert_previous_intact();
 }
 
+/// `kill` (SIGTERM, as CI runners and process managers stop a job) ends a build as Ctrl-C does.
+#[test]
+fn sigterm_while_writing_stops_and_cleans_up() {
+    let built = Built::new();
+    let mut child = built.start_writing();
+    signal(&child, "TERM");
+    let status = child.wait().unwrap();
+    // Stopped by the handler (130), or finished before it (0); never killed by the signal
+    // itself, which would leave the temporary folder behind.
+    assert!(
+        matches!(status.code(), Some(130) | Some(0)),
+        "unexpected exit {status}"
+    );
+    built.assert_no_leftovers();
+    built.assert_previous_intact();
+}
+
 #[test]
 fn ctrl_c_before_writing_exits_at_once_and_writes_nothing() {
     let built = Built::new();

@@ -118,7 +118,36 @@ fn refuses_a_read_only_output_folder() {
     let run = site.build_into(&out);
     fs::set_permissions(&out, fs::Permissions::from_mode(0o755)).unwrap();
     run.assert_exit(2)
-        .stderr_has("is read-only; refusing to replace it");
+        .stderr_has("is read-only; refusing to replace");
+    assert_same_tree(&before, &tree(&out));
+    assert_eq!(
+        leftovers(site.tmp.path(), "out"),
+        Vec::<String>::new(),
+        "folders left beside the output"
+    );
+}
+
+/// A read-only folder inside the output would be moved aside with it and never deleted: the
+/// build refuses before swapping (exit 2), naming that folder, and leaves everything as it was.
+#[cfg(unix)]
+#[test]
+fn refuses_an_output_with_a_read_only_folder_inside() {
+    use std::os::unix::fs::PermissionsExt;
+    let site = Site::new("valid-site");
+    let out = site.outside("out");
+    site.build_into(&out).assert_exit(0);
+    let inner = out.join("memory");
+    assert!(inner.is_dir());
+    let before = tree(&out);
+    fs::set_permissions(&inner, fs::Permissions::from_mode(0o555)).unwrap();
+    let run = site.build_into(&out);
+    fs::set_permissions(&inner, fs::Permissions::from_mode(0o755)).unwrap();
+    run.assert_exit(2)
+        .stderr_has(&format!(
+            "{} is read-only; refusing to replace",
+            inner.display()
+        ))
+        .stderr_has("chmod -R u+w");
     assert_same_tree(&before, &tree(&out));
     assert_eq!(
         leftovers(site.tmp.path(), "out"),

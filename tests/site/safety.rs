@@ -35,3 +35,15 @@ fn raw_script_comes_out_as_text() {
         "the link text should stay, without its link:\n{body}"
     );
 }
+
+#[test]
+fn a_dropped_script_link_is_a_warning_at_its_place() {
+    let site = Site::new("raw-script");
+    let expected =
+        "warning: content/memory/raw-script.md:12:11: link with scheme `javascript:` is dropped";
+    site.check().assert_exit(0).stderr_has(expected);
+    site.build()
+        .assert_exit(0)
+        .stderr_has(expected)
+        .stderr_has("only http, https, mailto and relative URLs are kept");
+}

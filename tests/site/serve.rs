@@ -326,3 +326,58 @@ fn a_foreign_host_header_is_refused() {
         assert_eq!(get_as(server.port, "/", host).0, 200, "{host}");
     }
 }
+
+/// Slow loris: sockets that send part of a request line and stall, or dribble a byte at a
+/// time, are closed once the header timeout (10 s) passes; others are served meanwhile.
+#[test]
+fn a_client_that_stalls_in_its_headers_is_closed() {
+    let site = Site::new("valid-site");
+    let server = start(&site);
+    let started = Instant::now();
+    let port = server.port;
+    let dribbler = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+        // Until the server closes it: a write then fails (or, at worst, 60 s pass).
+        while started.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(500));
+            if s.write_all(b"x").is_err() {
+                break;
+            }
+        }
+        started.elapsed()
+    });
+    let mut stalled: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(b"GET / HT").unwrap();
+            s
+        })
+        .collect();
+    for _ in 0..3 {
+        assert_eq!(get(port, "/").0, 200);
+    }
+    for s in &mut stalled {
+        s.set_read_timeout(Some(Duration::from_secs(50))).unwrap();
+        let mut buf = Vec::new();
+        // Closed: end of stream or a reset, not the read timeout.
+        if let Err(e) = s.read_to_end(&mut buf) {
+            assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+        }
+    }
+    let closed_after = started.elapsed();
+    assert!(
+        closed_after < Duration::from_secs(45),
+        "stalled sockets were held for {closed_after:?}"
+    );
+    assert!(
+        closed_after >= Duration::from_secs(9),
+        "closed before the timeout: {closed_after:?}"
+    );
+    let dribbled = dribbler.join().unwrap();
+    assert!(
+        dribbled < Duration::from_secs(45),
+        "a dribbling socket was held for {dribbled:?}"
+    );
+    assert_eq!(get(port, "/").0, 200);
+}
