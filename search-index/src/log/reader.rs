@@ -25,6 +25,8 @@ const MAX_CONTEXT_LINES: usize = 100;
 /// Plain lines looked at for those: a log with no error line in its first 100,000 lines has
 /// its stand-ins from them (tokenizing every line of a long clean run was most of the time).
 const MAX_CONTEXT_LOOKED: usize = 100_000;
+/// Ranks whose state is kept apart; the lines of further ranks are read as unranked ones.
+pub const MAX_RANKS: usize = 16_384;
 /// Lines before an exception kept as its context.
 const CONTEXT_BEFORE: usize = 8;
 
@@ -87,7 +89,13 @@ impl<'c> LogReader<'c> {
     pub fn line(&mut self, physical: &str) {
         self.lines_read += 1;
         for segment in physical.split('\r') {
-            if let Some(line) = clean_line(segment) {
+            if let Some(mut line) = clean_line(segment) {
+                // Each rank's state is small, but a log could name any number of ranks.
+                if line.rank.is_some_and(|r| {
+                    self.ranks.len() >= MAX_RANKS && !self.ranks.contains_key(&Some(r))
+                }) {
+                    line.rank = None;
+                }
                 self.segment(line);
             }
         }
@@ -133,7 +141,12 @@ impl<'c> LogReader<'c> {
             }
             let state = self.ranks.entry(line.rank).or_default();
             if let Some(unfinished) = std::mem::replace(&mut state.pending, header) {
-                self.headers.push(unfinished);
+                // Of several headers naming one exception, the earliest is kept.
+                if self.headers.len() < MAX_ERROR_LINES
+                    && !self.headers.iter().any(|h| h.text == unfinished.text)
+                {
+                    self.headers.push(unfinished);
+                }
             }
             state.in_traceback = true;
             state.traceback_indent = line.indent;

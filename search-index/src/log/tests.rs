@@ -401,3 +401,32 @@ fn a_snapshot_is_the_report_so_far_and_reading_goes_on() {
     assert_eq!(whole.error_lines[0], so_far.error_lines[0]);
     assert_eq!(whole.error_lines.len(), 2);
 }
+
+#[test]
+fn memory_stays_bounded_with_endless_headers_and_ranks() {
+    use super::reader::MAX_RANKS;
+    // One rank starting traceback after traceback, each naming another exception.
+    let mut reader = LogReader::default();
+    for i in 0..30_000 {
+        reader.line(&format!("Error{i}    Traceback (most recent call last)"));
+    }
+    assert!(
+        reader.errors_found() <= MAX_ERROR_LINES + 1,
+        "{}",
+        reader.errors_found()
+    );
+    // A header on each of more ranks than are kept apart.
+    let mut reader = LogReader::default();
+    for i in 0..30_000 {
+        reader.line(&format!(
+            "[rank{i}]: Error    Traceback (most recent call last)"
+        ));
+    }
+    // Each kept rank waits for its exception, the rest share one state, and one header
+    // per exception name is kept.
+    assert!(
+        reader.errors_found() <= MAX_RANKS + 2,
+        "{}",
+        reader.errors_found()
+    );
+}
