@@ -432,7 +432,7 @@ fn not_found(app: &App) -> Response {
 
 fn respond(name: &str, bytes: &[u8], status: StatusCode) -> Response {
     let mime = mime_of(name);
-    let body = if mime.starts_with("text/html") {
+    let body = if mime.essence_str() == "text/html" {
         inject_live_reload(bytes)
     } else {
         bytes.to_vec()
@@ -440,7 +440,9 @@ fn respond(name: &str, bytes: &[u8], status: StatusCode) -> Response {
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+    if let Ok(value) = HeaderValue::from_str(mime.as_ref()) {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert(
         "x-content-type-options",
@@ -458,18 +460,19 @@ fn inject_live_reload(html: &[u8]) -> Vec<u8> {
     }
 }
 
-fn mime_of(name: &str) -> &'static str {
-    match name.rsplit('.').next().unwrap_or_default() {
-        "html" => "text/html; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
-        "json" => "application/json",
-        "xml" => "application/xml; charset=utf-8",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "wasm" => "application/wasm",
-        "txt" | "log" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
+/// The type of a file by its name's extension (`mime_guess`), with the charset of a text.
+fn mime_of(name: &str) -> mime_guess::Mime {
+    let guess = mime_guess::from_path(name).first_or_octet_stream();
+    let texty = guess.type_() == mime_guess::mime::TEXT
+        || matches!(
+            guess.essence_str(),
+            "application/xml" | "application/javascript"
+        );
+    match (texty, guess.get_param(mime_guess::mime::CHARSET)) {
+        (true, None) => format!("{}; charset=utf-8", guess.essence_str())
+            .parse()
+            .unwrap_or(guess),
+        _ => guess,
     }
 }
 
@@ -479,6 +482,23 @@ const LIVE_JS: &str = include_str!("live.js");
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn types_are_guessed_from_the_extension_with_a_text_charset() {
+        let of = |name: &str| mime_of(name).to_string();
+        assert_eq!(of("index.html"), "text/html; charset=utf-8");
+        assert_eq!(of("errata.css"), "text/css; charset=utf-8");
+        assert_eq!(of("errata-search.wasm"), "application/wasm");
+        assert_eq!(of("search/errata.bundle"), "application/octet-stream");
+        assert!(of("entries.json").starts_with("application/json"));
+        assert!(
+            of("atom.xml").ends_with("xml; charset=utf-8"),
+            "{}",
+            of("atom.xml")
+        );
+        assert!(of("errata.js").ends_with("javascript; charset=utf-8"));
+        assert_eq!(of("samples/loss-nan.log"), "text/plain; charset=utf-8");
+    }
 
     #[test]
     fn paths_stay_inside_the_site() {
