@@ -58,8 +58,9 @@ pub struct Hit {
     /// have, such as `flash_attn` or `expandable_segments`) found in the query; 1 when it has
     /// none.
     pub defining: f32,
-    /// Whether a word the query shares with that signature is one that few entries' signatures
-    /// have: a match on words such as `error` and `runtime` alone says nothing of which entry.
+    /// Whether the query holds that whole signature, or shares with it a word that few entries'
+    /// signatures have: a part of a signature matched on words such as `error` and `runtime`
+    /// alone says little of which entry it is.
     #[serde(skip)]
     pub specific: bool,
 }
@@ -462,9 +463,10 @@ impl Searcher {
             Some((coverage, _, i)) => {
                 let signature = &self.signature_terms[ord][i];
                 let defining = self.defining_share(signature, query);
-                let specific = signature
-                    .iter()
-                    .any(|t| query.contains(t.as_str()) && !self.common.contains(t));
+                let specific = coverage >= 1.0
+                    || signature
+                        .iter()
+                        .any(|t| query.contains(t.as_str()) && !self.common.contains(t));
                 (
                     Some(self.docs[ord].signatures[i].clone()),
                     coverage,

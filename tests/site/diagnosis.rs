@@ -301,3 +301,12 @@ Cell In[7], line 3
     );
     assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// A message made only of common words still names its entry when the line holds the whole
+/// signature: `CUDA error: out of memory` is every word of one.
+#[test]
+fn a_whole_signature_of_common_words_still_counts() {
+    let d = diagnosed("RuntimeError: CUDA error: out of memory\n");
+    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

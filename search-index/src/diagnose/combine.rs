@@ -32,6 +32,8 @@ const CONTEXT_WEIGHT: f32 = 0.25;
 /// What a frame cue and a line cue add, as a share of the best line's score in the log.
 const FRAME_CUE_SHARE: f32 = 0.5;
 const LINE_CUE_SHARE: f32 = 0.35;
+/// What a line that shares only common words with a part of a signature weighs.
+const COMMON_ONLY_WEIGHT: f32 = 0.1;
 /// The most that cues alone give an entry, as a share of the best line's score.
 const CUE_ONLY_MAX: f32 = 0.9;
 /// The score a cue's share is taken of when no line matched any entry.
@@ -47,6 +49,8 @@ const FINDING_LEAD: f32 = 1.1;
 /// What one entry has gathered so far.
 struct Acc {
     best: f32,
+    /// Whether a line matched the entry on more than common words.
+    specific: bool,
     rest: f32,
     context: f32,
     cue_score: f32,
@@ -63,6 +67,7 @@ impl Acc {
     fn new(meta: DocMeta) -> Acc {
         Acc {
             best: 0.0,
+            specific: false,
             rest: 0.0,
             context: 0.0,
             cue_score: 0.0,
@@ -101,10 +106,13 @@ pub(super) fn ranked_entries(
         let w = weight(line, role);
         for hit in searcher.search(&line.text, HITS_PER_LINE)? {
             // Words such as `error` and `runtime` are in most entries' signatures: a line that
-            // shares nothing else with an entry does not point at it.
-            if !hit.specific {
-                continue;
-            }
+            // shares nothing else with an entry's signature, and not the whole of it, hardly
+            // points at the entry, and sets no scale for the cues.
+            let w = if hit.specific {
+                w
+            } else {
+                w * COMMON_ONLY_WEIGHT
+            };
             add_hit(&mut per_entry, line, role, w, hit);
         }
         // Where it was raised tells apart entries that share the exception's wording; it only
@@ -151,7 +159,10 @@ fn put_findings_first(entries: &mut [DiagnosedEntry]) {
 
 /// Adds each cue that turned up to its entry, as a share of the best line's score.
 fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<String, Acc>) {
-    let best = per_entry.values().map(|a| a.best).fold(0.0, f32::max);
+    let best = (per_entry.values())
+        .filter(|a| a.specific)
+        .map(|a| a.best)
+        .fold(0.0, f32::max);
     let base = if best > 0.0 { best } else { CUE_BASE };
     let (cues, owners) = searcher.cues();
     for hit in &report.cue_hits {
@@ -293,6 +304,7 @@ fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, 
     let acc = per_entry
         .entry(hit.slug.clone())
         .or_insert_with(|| Acc::new(meta_of(&hit)));
+    acc.specific |= hit.specific;
     if score > acc.best {
         acc.rest += acc.best;
         acc.best = score;
