@@ -126,21 +126,16 @@ fn check_cached(
     let (site, placed) = match patched {
         Some(patched) => patched,
         None => {
-            let site = link::relink(
-                config,
-                loaded.entries.clone(),
-                &loaded.failed_slugs,
-                &mut problems,
-                previous.map(|p| &p.site),
-            );
-            let placed = loaded
-                .entries
-                .iter()
-                .map(|e| site.by_slug.get(&e.slug).copied().unwrap_or(usize::MAX))
-                .collect();
-            (site, std::sync::Arc::new(placed))
+            let previous = previous.map(|p| &p.site);
+            let failed = &loaded.failed_slugs;
+            link_afresh(config, &loaded.entries, failed, &mut problems, previous)
         }
     };
+    problems.extend(link::leftover_references(
+        &loaded.leftovers,
+        &site.by_slug,
+        &loaded.failed_slugs,
+    ));
     timings.lap("  link");
     // After a patch, the warnings are patched too: only the edited entries, and the entries
     // sharing a signature with them, are looked at again.
@@ -175,6 +170,23 @@ fn check_cached(
         placed,
         found,
     })
+}
+
+/// [`link::relink`], with each loaded entry's place in the linked site (`usize::MAX` for a
+/// duplicate left out).
+fn link_afresh(
+    config: load::Config,
+    entries: &[std::sync::Arc<load::Entry>],
+    failed: &[load::Slug],
+    problems: &mut Vec<Problem>,
+    previous: Option<&Site>,
+) -> (Site, std::sync::Arc<Vec<usize>>) {
+    let site = link::relink(config, entries.to_vec(), failed, problems, previous);
+    let placed = entries
+        .iter()
+        .map(|e| site.by_slug.get(&e.slug).copied().unwrap_or(usize::MAX))
+        .collect();
+    (site, std::sync::Arc::new(placed))
 }
 
 /// The entries an edit replaced, by their place in `previous`'s site, when every loaded entry

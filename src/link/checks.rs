@@ -2,16 +2,19 @@
 //!
 //! Takes the entries (sorted by slug) and the slugs that exist; yields a [`Problem`] for each
 //! duplicate slug (naming both files), each category the config lacks, each `related` slug that
-//! names no entry or the entry itself, and each `[text](@/slug)` link to a missing entry. Links
-//! to a file that failed to load are not reported again.
+//! names no entry or the entry itself, and each `[text](@/slug)` link to a missing entry, in
+//! entries and in the [`Leftovers`] of files that failed to load. Links to a file that failed
+//! to load are not reported again.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::diagnostic::{did_you_mean, Problem};
-use crate::load::{Config, Entry, Slug};
+use crate::load::front_matter::Spans;
+use crate::load::{Config, Entry, InternalLink, Leftovers, Slug};
 
 /// Two entries with one slug (or file names that differ only by case) would write one page.
 /// Reports each file, naming the other, and keeps only the first so links still resolve.
@@ -50,8 +53,65 @@ pub(super) fn check_duplicates(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec
     });
 }
 
+/// What a file names of other entries, and where: an entry's, or a failed file's leftovers.
+struct Names<'a> {
+    file: &'a Path,
+    slug: Option<&'a Slug>,
+    related: &'a [Slug],
+    links: &'a [InternalLink],
+    body_line: usize,
+    spans: &'a Spans,
+}
+
+impl<'a> Names<'a> {
+    fn of_entry(e: &'a Entry) -> Names<'a> {
+        Names {
+            file: &e.file,
+            slug: Some(&e.slug),
+            related: &e.related,
+            links: &e.links,
+            body_line: e.body_line,
+            spans: &e.spans,
+        }
+    }
+
+    fn of_leftovers(l: &'a Leftovers) -> Names<'a> {
+        Names {
+            file: &l.file,
+            slug: l.slug.as_ref(),
+            related: &l.related,
+            links: &l.links,
+            body_line: l.body_line,
+            spans: &l.spans,
+        }
+    }
+}
+
 pub(super) fn check_references(
     entry: &Entry,
+    by_slug: &HashMap<Slug, usize>,
+    failed: &[Slug],
+    problems: &mut Vec<Problem>,
+) {
+    check_names(&Names::of_entry(entry), by_slug, failed, problems);
+}
+
+/// [`check_references`] for the leftovers of files that failed to load, against the entries
+/// that did (`by_slug`, a linked site's) and the other files that failed.
+pub fn leftover_references(
+    leftovers: &[Arc<Leftovers>],
+    by_slug: &HashMap<Slug, usize>,
+    failed: &[Slug],
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for l in leftovers {
+        check_names(&Names::of_leftovers(l), by_slug, failed, &mut problems);
+    }
+    problems
+}
+
+fn check_names(
+    names: &Names,
     by_slug: &HashMap<Slug, usize>,
     failed: &[Slug],
     problems: &mut Vec<Problem>,
@@ -64,13 +124,13 @@ pub(super) fn check_references(
                 "related and `@/` links name an entry's slug (its file name without .md)".into()
             })
     };
-    for r in &entry.related {
+    for r in names.related {
         // Found in the text only for a problem: most references are fine.
-        let at = || entry.spans.value("related", r.as_str());
-        if r == &entry.slug {
+        let at = || names.spans.value("related", r.as_str());
+        if Some(r) == names.slug {
             let (line, column) = at();
             problems.push(Problem::error(
-                &entry.file,
+                names.file,
                 line,
                 column,
                 format!("entry lists itself as related (`{r}`)"),
@@ -79,7 +139,7 @@ pub(super) fn check_references(
             let (line, column) = at();
             problems.push(
                 Problem::error(
-                    &entry.file,
+                    names.file,
                     line,
                     column,
                     format!("unknown related entry `{r}`"),
@@ -88,12 +148,12 @@ pub(super) fn check_references(
             );
         }
     }
-    for link in &entry.links {
+    for link in names.links {
         if Slug::parse(&link.slug).ok().filter(|s| exists(s)).is_none() {
             problems.push(
                 Problem::error(
-                    &entry.file,
-                    entry.body_line + link.line - 1,
+                    names.file,
+                    names.body_line + link.line - 1,
                     link.column,
                     format!("link to a missing entry `@/{}`", link.slug),
                 )

@@ -15,6 +15,7 @@ mod site;
 mod tests;
 mod warnings;
 
+pub use checks::leftover_references;
 pub use patch::patch;
 pub use site::{link, relink, Category, Site};
 pub use warnings::Warnings;

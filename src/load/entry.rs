@@ -1,7 +1,8 @@
 //! An entry as the load stage yields it, and the check that turns raw front matter into one.
 //!
 //! Takes a file's parsed [`RawFrontMatter`] and its split text; yields an [`Entry`] with typed
-//! values, or every problem the field validators of [`super::fields`] found, each at its line.
+//! values, or every problem the field validators of [`super::fields`] found, each at its line,
+//! with the [`Leftovers`] the link stage still checks.
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +51,38 @@ pub struct Entry {
     /// 1-based line of the body's first line in the file.
     pub body_line: usize,
     pub spans: Spans,
+}
+
+/// What a file that failed to load names of other entries: its well-formed `related` slugs
+/// and its body's `@/` links. The link stage checks them against the entries that loaded, so
+/// one run reports a badly formed slug and the unknown ones beside it.
+#[derive(Debug, Clone)]
+pub struct Leftovers {
+    pub file: PathBuf,
+    /// The slug the file would have had, when its `slug:` (or file name) is well formed.
+    pub slug: Option<Slug>,
+    pub related: Vec<Slug>,
+    pub links: Vec<InternalLink>,
+    /// 1-based line of the body's first line in the file.
+    pub body_line: usize,
+    pub spans: Spans,
+    pub draft: bool,
+}
+
+impl Leftovers {
+    /// What a file that checked names of other entries (front matter that parsed only in
+    /// part can check, while its file fails).
+    pub(super) fn of_entry(entry: &Entry) -> Leftovers {
+        Leftovers {
+            file: entry.file.clone(),
+            slug: Some(entry.slug.clone()),
+            related: entry.related.clone(),
+            links: entry.links.clone(),
+            body_line: entry.body_line,
+            spans: entry.spans.clone(),
+            draft: entry.draft,
+        }
+    }
 }
 
 /// An error text an entry explains, and where it is raised when the author said.
@@ -115,14 +148,15 @@ struct Checked {
     cues: Cues,
 }
 
-/// Turns raw front matter into an [`Entry`], or every problem with its values.
+/// Turns raw front matter into an [`Entry`], or every problem with its values and what the
+/// file names of other entries.
 pub(super) fn check(
     display: &Path,
     content_path: &str,
     stem: &str,
     mut raw: RawFrontMatter,
     split: &Split,
-) -> Result<Entry, Vec<Problem>> {
+) -> Result<Entry, (Vec<Problem>, Box<Leftovers>)> {
     let spans = Spans::of(split);
     let mut sink = Sink::new(display, &spans);
     let checked = check_fields(&mut sink, &mut raw, stem);
@@ -131,7 +165,32 @@ pub(super) fn check(
         Some(checked) if problems.is_empty() => {
             Ok(assemble(display, content_path, checked, raw, split, spans))
         }
-        _ => Err(problems),
+        _ => {
+            let leftovers = Box::new(Leftovers {
+                file: display.to_owned(),
+                slug: raw
+                    .slug
+                    .as_deref()
+                    .and_then(|s| Slug::parse(s).ok())
+                    .or_else(|| Slug::from_stem(stem).ok()),
+                related: raw.related.iter().flat_map(|r| Slug::parse(r)).collect(),
+                links: body_links(&split.text[split.body.clone()]),
+                body_line: split.body_line,
+                spans,
+                draft: raw.draft,
+            });
+            Err((problems, leftovers))
+        }
+    }
+}
+
+/// The body's `[text](@/slug)` links.
+fn body_links(body: &str) -> Vec<InternalLink> {
+    // Only a body that mentions `@` (or an entity that could spell it) can hold a link.
+    if body.contains('@') || body.contains('&') {
+        internal_links(body)
+    } else {
+        Vec::new()
     }
 }
 
@@ -196,12 +255,7 @@ fn assemble(
 ) -> Entry {
     let nonempty = |o: Option<String>| o.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let body = split.text[split.body.clone()].to_owned();
-    // Only a body that mentions `@` (or an entity that could spell it) can hold a link.
-    let links = if body.contains('@') || body.contains('&') {
-        internal_links(&body)
-    } else {
-        Vec::new()
-    };
+    let links = body_links(&body);
     // Only a body with a `:` can hold a URL with a scheme.
     let unsafe_links = if body.contains(':') {
         unsafe_links(&body)

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::entry::check;
 use super::front_matter::{self, ParseFailure};
 use super::walk::io_reason;
-use super::{Entry, Slug};
+use super::{Entry, Leftovers, Slug};
 use crate::diagnostic::Problem;
 
 /// The largest Markdown file read. Real entries are tens of kilobytes; a file past this is a
@@ -25,6 +25,8 @@ pub(super) struct FileOutcome {
     pub(super) problems: Vec<Problem>,
     /// The slug the file would have had, when it failed.
     pub(super) slug: Option<Slug>,
+    /// What the file names of other entries, when it failed after its front matter parsed.
+    pub(super) leftovers: Option<std::sync::Arc<Leftovers>>,
 }
 
 /// Reads, splits, parses and checks one file.
@@ -41,6 +43,7 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
         text: text.map(Into::into),
         entry: None,
         problems,
+        leftovers: None,
     };
     let failed = |problem: Problem, text: Option<String>| failed_all(vec![problem], text);
     let at = |f: ParseFailure| problem_at(display, f);
@@ -64,27 +67,30 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
     let raw = match front_matter::parse(&split) {
         Ok(raw) => raw,
         Err(rejected) => {
-            let problems = rejected_problems(display, &content_path, &stem, rejected, &split);
-            return failed_all(problems, Some(split.text));
+            let (problems, leftovers) =
+                rejected_problems(display, &content_path, &stem, rejected, &split);
+            let mut outcome = failed_all(problems, Some(split.text));
+            outcome.leftovers = leftovers.map(|mut l| {
+                l.slug.clone_from(&outcome.slug);
+                std::sync::Arc::new(*l)
+            });
+            return outcome;
         }
     };
-    let slug = raw
-        .slug
-        .as_deref()
-        .and_then(|s| Slug::parse(s).ok())
-        .or_else(|| Slug::from_stem(&stem).ok());
     match check(display, &content_path, &stem, raw, &split) {
         Ok(entry) => FileOutcome {
             text: Some(split.text.into()),
             entry: Some(std::sync::Arc::new(entry)),
             problems: Vec::new(),
             slug: None,
+            leftovers: None,
         },
-        Err(problems) => FileOutcome {
+        Err((problems, leftovers)) => FileOutcome {
             text: Some(split.text.into()),
             entry: None,
             problems,
-            slug,
+            slug: leftovers.slug.clone(),
+            leftovers: Some(std::sync::Arc::new(*leftovers)),
         },
     }
 }
@@ -120,34 +126,38 @@ fn read_bounded(display: &Path, path: &Path) -> Result<Vec<u8>, Problem> {
 }
 
 /// Every failure of front matter that did not parse, and what checking the rest of it found
-/// outside the keys left out, so one run reports every field's mistake.
+/// outside the keys left out, so one run reports every field's mistake; with what the rest
+/// names of other entries.
 fn rejected_problems(
     display: &Path,
     content_path: &str,
     stem: &str,
     mut rejected: front_matter::Rejected,
     split: &front_matter::Split,
-) -> Vec<Problem> {
+) -> (Vec<Problem>, Option<Box<Leftovers>>) {
     let mut problems: Vec<Problem> = rejected
         .failures
         .iter()
         .map(|f| problem_at(display, f.clone()))
         .collect();
-    if let Some(rest) = rejected.rest.take() {
-        if let Err(more) = check(display, content_path, stem, rest, split) {
-            // A missing field (reported at the opening fence) is most likely the unknown key.
-            let misspelt = rejected
-                .failures
-                .iter()
-                .any(|f| f.message.starts_with("unknown field"));
-            let kept = more
-                .into_iter()
-                .filter(|p| !rejected.skips(p.line) && !(misspelt && p.line <= 1));
-            problems.extend(kept);
-        }
-    }
+    let Some(rest) = rejected.rest.take() else {
+        return (problems, None);
+    };
+    let (more, leftovers) = match check(display, content_path, stem, rest, split) {
+        Ok(entry) => (Vec::new(), Box::new(Leftovers::of_entry(&entry))),
+        Err(failed) => failed,
+    };
+    // A missing field (reported at the opening fence) is most likely the unknown key.
+    let misspelt = rejected
+        .failures
+        .iter()
+        .any(|f| f.message.starts_with("unknown field"));
+    let kept = more
+        .into_iter()
+        .filter(|p| !rejected.skips(p.line) && !(misspelt && p.line <= 1));
+    problems.extend(kept);
     problems.sort_by_key(|p| (p.line, p.column));
-    problems
+    (problems, Some(leftovers))
 }
 
 /// A `slug:` line in front matter that did not parse, so links to the file still resolve.

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub use cache::LoadCache;
 pub use config::Config;
-pub use entry::{Cues, Entry, Origin, Reference, Signature, Symptom};
+pub use entry::{Cues, Entry, Leftovers, Origin, Reference, Signature, Symptom};
 pub use fields::MIN_CUE_CHARS;
 pub use file::MAX_FILE_BYTES;
 pub use links::{internal_links, parse_target, safe_url, unsafe_links, InternalLink, UnsafeLink};
@@ -50,6 +50,9 @@ pub struct Loaded {
     pub theme: theme::ThemeFiles,
     /// Slugs of files that failed to load: links to them are not reported again.
     pub failed_slugs: Vec<Slug>,
+    /// What the files that failed to load name of other entries (drafts left out unless
+    /// drafts are loaded), for the link stage to check.
+    pub leftovers: Vec<std::sync::Arc<Leftovers>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -99,8 +102,11 @@ pub fn load_site_cached(
     let mut texts = Vec::with_capacity(walk.outcomes.len());
     let mut checked = Vec::with_capacity(walk.outcomes.len());
     let mut failed_slugs = Vec::new();
+    let mut leftovers = Vec::new();
     for outcome in &walk.outcomes {
         failed_slugs.extend(outcome.slug.clone());
+        let shown = |l: &&std::sync::Arc<Leftovers>| !l.draft || options.drafts;
+        leftovers.extend(outcome.leftovers.as_ref().filter(shown).cloned());
         texts.push(outcome.text.clone());
         problems.extend(outcome.problems.iter().cloned());
         match &outcome.entry {
@@ -126,6 +132,7 @@ pub fn load_site_cached(
         theme_dir,
         theme,
         failed_slugs,
+        leftovers,
     })
 }
 

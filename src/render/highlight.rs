@@ -1,10 +1,12 @@
 //! Syntax highlighting of code blocks at build time, so pages need no highlighting script.
 //!
-//! Takes a code block's language token and text; yields HTML with `hl-` prefixed classes
-//! (syntect's scope classes). The stylesheet for those classes, light and dark, comes from
-//! [`stylesheet`]. The syntax set is loaded once per process and shared by all threads; each
-//! distinct block is highlighted once and then served from a cache, and so is each line
-//! parsed in a given parser state (`import torch`, `}`, `export NCCL_DEBUG=INFO` recur across
+//! Takes a code block's language token and text, and what is left of its page's [`Budget`];
+//! yields HTML with `hl-` prefixed classes (syntect's scope classes), highlighted while the
+//! budget lasts and up to a line longer than [`LONG_LINE`], escaped plain text from there.
+//! The stylesheet for those classes, light and dark, comes from [`stylesheet`]. The syntax
+//! set is loaded once per process and shared by all threads; each distinct block is
+//! highlighted once and then served from a cache, and so is each line parsed in a given
+//! parser state (`import torch`, `}`, `export NCCL_DEBUG=INFO` recur across
 //! entries; syntect's regex matching was most of a build's time).
 
 use std::collections::HashMap;
@@ -22,8 +24,8 @@ fn syntaxes() -> &'static SyntaxSet {
     SET.get_or_init(SyntaxSet::load_defaults_newlines)
 }
 
-fn cache() -> &'static Mutex<HashMap<(String, String), String>> {
-    static CACHE: OnceLock<Mutex<HashMap<(String, String), String>>> = OnceLock::new();
+fn cache() -> &'static Mutex<HashMap<(String, String), Block>> {
+    static CACHE: OnceLock<Mutex<HashMap<(String, String), Block>>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
@@ -93,36 +95,83 @@ fn token(lang: &str) -> &str {
     }
 }
 
-/// The whole `<pre>` element for one code block.
-pub fn code_block(lang: &str, code: &str) -> String {
+/// Highlighted HTML one page may grow to, shared by all its code blocks; past it, blocks are
+/// shown plain. Each token becomes nested spans (70 times the code's size for dense Python),
+/// so a 6 MB block, or 2,000 blocks of 4 KB, made a page of hundreds of megabytes; a real
+/// page's code highlights to a few hundred kilobytes at most and stays whole.
+pub const PAGE_BUDGET: usize = 1024 * 1024;
+
+/// The longest line highlighted: at a longer one (a minified file, a pasted one-line log) the
+/// rest of its block is shown plain, since syntect's time on one line can grow with its square.
+pub const LONG_LINE: usize = 4096;
+
+/// What is left of one page's highlighting budget ([`PAGE_BUDGET`]), used up by each block's
+/// highlighted HTML.
+#[derive(Debug)]
+pub struct Budget(std::cell::Cell<usize>);
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget(std::cell::Cell::new(PAGE_BUDGET))
+    }
+}
+
+/// A block's `<pre>` element, and how much of it is highlighted HTML (what a page's budget
+/// pays for).
+type Block = (String, usize);
+
+/// The whole `<pre>` element for one code block, highlighted while `budget` lasts.
+pub fn code_block(lang: &str, code: &str, budget: &Budget) -> String {
     let lang = lang
         .split([' ', ',', '{'])
         .next()
         .unwrap_or_default()
         .trim()
         .to_ascii_lowercase();
+    let left = budget.0.get();
     let key = (lang, code.to_owned());
-    if let Some(hit) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return hit;
-    }
-    let (lang, _) = &key;
-    let inner = highlight(lang, code).unwrap_or_else(|| escape(code));
+    let hit = cache().lock().ok().and_then(|c| c.get(&key).cloned());
+    let (html, spent) = match hit {
+        Some((html, spent)) if spent <= left => (html, spent),
+        _ => {
+            let (lang, code) = &key;
+            let (block, whole) = render_block(lang, code, left);
+            // Only a block the budget did not cut looks the same on every page.
+            if whole {
+                if let Ok(mut c) = cache().lock() {
+                    if c.len() >= BLOCK_LIMIT {
+                        c.clear();
+                    }
+                    c.insert(key, block.clone());
+                }
+            }
+            block
+        }
+    };
+    budget.0.set(left - spent.min(left));
+    html
+}
+
+/// [`code_block`] without the cache: the block, and whether `limit` left it as it is without
+/// one.
+fn render_block(lang: &str, code: &str, limit: usize) -> (Block, bool) {
+    let (inner, spent, whole) = match highlight(lang, code, limit) {
+        Some((html, spent, whole)) => (html, spent, whole),
+        None => (escape(code), 0, true),
+    };
     let lang_attr = if lang.is_empty() {
         String::new()
     } else {
         format!(" data-lang=\"{}\"", escape(lang))
     };
     let html = format!("<pre class=\"highlight\"{lang_attr}><code>{inner}</code></pre>\n");
-    if let Ok(mut c) = cache().lock() {
-        if c.len() >= BLOCK_LIMIT {
-            c.clear();
-        }
-        c.insert(key, html.clone());
-    }
-    html
+    ((html, spent), whole)
 }
 
-fn highlight(lang: &str, code: &str) -> Option<String> {
+/// The block's HTML, highlighted line by line until its highlighted HTML reaches `limit` or a
+/// line is longer than [`LONG_LINE`], and escaped from there; with the highlighted part's size
+/// and whether `limit` did not stop it. `None` for a language not highlighted.
+fn highlight(lang: &str, code: &str, limit: usize) -> Option<(String, usize, bool)> {
     if lang.is_empty() || lang == "text" || lang == "txt" || lang == "log" {
         return None;
     }
@@ -131,11 +180,16 @@ fn highlight(lang: &str, code: &str) -> Option<String> {
     // What syntect's ClassedHTMLGenerator does, with each line's parse from the cache.
     let mut state = ParseState::new(syntax);
     let mut scopes = ScopeStack::new();
-    let mut html = String::with_capacity(code.len() * 8);
+    let mut html = String::with_capacity((code.len() * 8).min(limit + LONG_LINE * 8));
     let mut open_spans: isize = 0;
     let mut done = 0;
+    let mut whole = true;
     for line in LinesWithEndings::from(code) {
-        if html.len() >= HIGHLIGHT_BUDGET {
+        if html.len() >= limit {
+            whole = false;
+            break;
+        }
+        if line.len() > LONG_LINE {
             break;
         }
         let ops = parse_line(&syntax.name, &mut state, line, set)?;
@@ -148,14 +202,10 @@ fn highlight(lang: &str, code: &str) -> Option<String> {
     for _ in 0..open_spans {
         html.push_str("</span>");
     }
+    let spent = html.len();
     html.push_str(&escape(&code[done..]));
-    Some(html)
+    Some((html, spent, whole))
 }
-
-/// Highlighted HTML one block may grow to; the rest of the block is shown plain. Each token
-/// becomes nested spans (70 times the code's size for dense Python), so a 6 MB block made a
-/// 435 MB page; real blocks are a few kilobytes and stay whole.
-const HIGHLIGHT_BUDGET: usize = 256 * 1024;
 
 /// The stylesheet for highlighted code: light rules under `html:not([data-theme="dark"])`,
 /// dark rules under `html[data-theme="dark"]`.
@@ -253,26 +303,34 @@ mod tests {
         let code = "x = 1\n";
         let in_string = "s = \"\"\"\nx = 1\n\"\"\"\n";
         let fresh = |c: &'static str| {
-            std::thread::spawn(move || highlight("python", c))
+            std::thread::spawn(move || highlight("python", c, PAGE_BUDGET))
                 .join()
                 .unwrap()
         };
         let (alone_code, alone_string) = (fresh(code), fresh(in_string));
         // On one thread, each after the other has filled the cache with the shared line.
-        let (a, b) =
-            std::thread::spawn(move || (highlight("python", code), highlight("python", in_string)))
-                .join()
-                .unwrap();
-        let (c, d) =
-            std::thread::spawn(move || (highlight("python", in_string), highlight("python", code)))
-                .join()
-                .unwrap();
+        let (a, b) = std::thread::spawn(move || {
+            (
+                highlight("python", code, PAGE_BUDGET),
+                highlight("python", in_string, PAGE_BUDGET),
+            )
+        })
+        .join()
+        .unwrap();
+        let (c, d) = std::thread::spawn(move || {
+            (
+                highlight("python", in_string, PAGE_BUDGET),
+                highlight("python", code, PAGE_BUDGET),
+            )
+        })
+        .join()
+        .unwrap();
         assert_eq!(a, alone_code);
         assert_eq!(b, alone_string);
         assert_eq!(c, alone_string);
         assert_eq!(d, alone_code);
         assert_ne!(alone_code, alone_string);
-        assert!(alone_string.unwrap().contains("hl-string"));
+        assert!(alone_string.unwrap().0.contains("hl-string"));
     }
 
     #[test]
@@ -284,7 +342,11 @@ mod tests {
 
     #[test]
     fn python_gets_classes() {
-        let html = code_block("python", "import torch\nx = torch.zeros(1)\n");
+        let html = code_block(
+            "python",
+            "import torch\nx = torch.zeros(1)\n",
+            &Budget::default(),
+        );
         assert!(
             html.starts_with("<pre class=\"highlight\" data-lang=\"python\"><code>"),
             "{html}"
@@ -297,7 +359,7 @@ mod tests {
     fn a_huge_block_is_highlighted_up_to_a_budget_then_plain() {
         let line = "x = {'a': [1, 2.5, None], \"b\": f(y) + g[0] * 3}  # c < d\n";
         let code = line.repeat(6_000_000 / line.len());
-        let html = code_block("python", &code);
+        let html = code_block("python", &code, &Budget::default());
         assert!(
             html.len() < 3 * code.len(),
             "{} bytes of HTML for {} of code",
@@ -341,9 +403,73 @@ mod tests {
         assert_eq!(text.len(), code.len());
     }
 
+    /// Tags out and entities back: the text a block's HTML shows.
+    fn shown_text(html: &str) -> String {
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        text.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&")
+    }
+
+    #[test]
+    fn the_blocks_of_a_page_share_one_budget() {
+        let block = "x = {'a': [1, 2.5, None], \"b\": f(y) + g[0] * 3}  # c < d\n".repeat(60);
+        let budget = Budget::default();
+        let blocks: Vec<String> = (0..2_000)
+            .map(|_| code_block("python", &block, &budget))
+            .collect();
+        let total: usize = blocks.iter().map(String::len).sum();
+        assert!(
+            total < 3 * block.len() * blocks.len(),
+            "{total} bytes of HTML for {} of code",
+            block.len() * blocks.len()
+        );
+        assert!(
+            blocks[0].contains("<span"),
+            "the first block is highlighted"
+        );
+        let last = blocks.last().unwrap();
+        assert!(!last.contains("<span"), "past the budget, blocks are plain");
+        assert!(last.starts_with("<pre class=\"highlight\" data-lang=\"python\"><code>x = "));
+        assert_eq!(shown_text(last).trim_end(), block.trim_end());
+        // The same block on a page of its own is highlighted again (the cache does not lend
+        // a page another page's budget, nor the other way round).
+        assert_eq!(code_block("python", &block, &Budget::default()), blocks[0]);
+    }
+
+    #[test]
+    fn a_line_too_long_to_highlight_is_plain() {
+        let line = "x = [1, 'a', None] + ".repeat(2_000_000 / 21);
+        let code = format!("import os\n{line}\nprint(x)\n");
+        let html = code_block("python", &code, &Budget::default());
+        let (head, tail) = html
+            .split_once(&escape(&line[..40]))
+            .expect("the line is shown");
+        assert!(
+            head.contains("<span"),
+            "the lines before it are highlighted"
+        );
+        assert!(
+            !tail.contains("<span"),
+            "the long line and what follows are plain"
+        );
+        assert_eq!(shown_text(&html).trim_end(), code.trim_end());
+    }
+
     #[test]
     fn unknown_language_is_escaped_text() {
-        let html = code_block("nope", "<script>alert(1)</script>");
+        let html = code_block("nope", "<script>alert(1)</script>", &Budget::default());
         assert!(html.contains("&lt;script&gt;"), "{html}");
     }
 

@@ -5,13 +5,14 @@
 //! through (so it cannot inject script); links and images with a scheme other than http(s) or
 //! mailto lose their link; `[text](@/slug)` points at the entry's page; `#tag` words in text
 //! (not in code, links or headings) link to the tag page when the tag exists; headings get ids
-//! and anchor links; code blocks are highlighted at build time.
+//! and anchor links; code blocks are highlighted at build time, within a budget for the page.
 
 use std::collections::HashSet;
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde::Serialize;
 
+pub use super::highlight::Budget;
 use super::highlight::{self, escape};
 use crate::load::markdown::options;
 use crate::load::{parse_target, safe_url};
@@ -59,18 +60,30 @@ enum LinkKind {
     Dropped,
 }
 
-/// Renders a whole body.
+/// Renders a whole body, as a page of its own would ([`render_body_in`] with a fresh budget).
 pub fn render_body(markdown: &str, links: &dyn Links) -> Rendered {
+    render_body_in(markdown, links, &Budget::default())
+}
+
+/// Renders a whole body, its code highlighted while the page's `budget` lasts.
+pub fn render_body_in(markdown: &str, links: &dyn Links, budget: &Budget) -> Rendered {
     let mut toc = Vec::new();
-    let events = rewrite(Parser::new_ext(markdown, options()), links, Some(&mut toc));
+    let parser = Parser::new_ext(markdown, options());
+    let events = rewrite(parser, links, Some(&mut toc), budget);
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     Rendered { html, toc }
 }
 
-/// Renders a short field (summary, fix, a symptom) without the wrapping paragraph.
+/// Renders a short field (summary, fix, a symptom) without the wrapping paragraph, as a page
+/// of its own would ([`render_inline_in`] with a fresh budget).
 pub fn render_inline(markdown: &str, links: &dyn Links) -> String {
-    let events = rewrite(Parser::new_ext(markdown, options()), links, None);
+    render_inline_in(markdown, links, &Budget::default())
+}
+
+/// [`render_inline`], its code highlighted while the page's `budget` lasts.
+pub fn render_inline_in(markdown: &str, links: &dyn Links, budget: &Budget) -> String {
+    let events = rewrite(Parser::new_ext(markdown, options()), links, None, budget);
     let mut html = String::with_capacity(markdown.len() + 16);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     let trimmed = html.trim_end();
@@ -87,6 +100,7 @@ fn rewrite<'a>(
     parser: Parser<'a>,
     links: &dyn Links,
     toc: Option<&mut Vec<TocItem>>,
+    budget: &Budget,
 ) -> Vec<Event<'a>> {
     let mut rewriter = Rewriter {
         out: Vec::new(),
@@ -97,6 +111,7 @@ fn rewrite<'a>(
         ids: RESERVED_IDS.iter().map(|s| s.to_string()).collect(),
         toc,
         links,
+        budget,
     };
     for event in parser {
         rewriter.event(event);
@@ -119,6 +134,8 @@ struct Rewriter<'a, 'r> {
     ids: HashSet<String>,
     toc: Option<&'r mut Vec<TocItem>>,
     links: &'r dyn Links,
+    /// What is left of the page's highlighting budget.
+    budget: &'r Budget,
 }
 
 impl<'a> Rewriter<'a, '_> {
@@ -128,8 +145,8 @@ impl<'a> Rewriter<'a, '_> {
                 Event::Text(t) => buf.push_str(&t),
                 Event::End(TagEnd::CodeBlock) => {
                     let (lang, text) = self.code.take().unwrap_or_default();
-                    self.out
-                        .push(Event::Html(highlight::code_block(&lang, &text).into()));
+                    let html = highlight::code_block(&lang, &text, self.budget);
+                    self.out.push(Event::Html(html.into()));
                 }
                 _ => {}
             }

@@ -273,9 +273,11 @@ impl Links for PageLinks<'_> {
 pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a> {
     let e = &site.entries[index];
     let links = PageLinks { site, root };
-    let inline = |s: &str| markdown::render_inline(s, &links);
-    let body = markdown::render_body(&e.body, &links);
-    let faq = faq(site, index, &links);
+    // One highlighting budget for the page's code, in the body and in every field.
+    let budget = markdown::Budget::default();
+    let body = markdown::render_body_in(&e.body, &links, &budget);
+    let inline = |s: &str| markdown::render_inline_in(s, &links, &budget);
+    let faq = faq(site, index, &links, &budget);
     let url = site.entry_url(index);
     let json_ld = json_ld(&faq);
     EntryView {
@@ -349,13 +351,18 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
 }
 
 /// Questions a reader asks, answered from the front matter.
-fn faq(site: &Site, index: usize, links: &PageLinks<'_>) -> Vec<FaqItem> {
+fn faq(
+    site: &Site,
+    index: usize,
+    links: &PageLinks<'_>,
+    budget: &markdown::Budget,
+) -> Vec<FaqItem> {
     let e = &site.entries[index];
     let mut items = Vec::new();
     let mut push = |question: String, answer_md: String| {
         items.push(FaqItem {
             question,
-            answer_html: markdown::render_inline(&answer_md, links),
+            answer_html: markdown::render_inline_in(&answer_md, links, budget),
             answer_text: plain_text(&answer_md),
         });
     };

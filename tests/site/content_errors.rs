@@ -230,3 +230,39 @@ fn a_duplicate_key_is_reported_at_the_duplicate() {
         ],
     );
 }
+
+#[test]
+fn a_bad_related_slug_does_not_hide_the_unknown_ones() {
+    let site = Site::new("valid-site");
+    let text = "---\ntitle: Three bad slugs\ncategory: memory\nseverity: low\nsummary: A test entry.\nsignatures: [\"RuntimeError: three\"]\nrelated: [nope-three, \"Bad Slug!\", nope-four]\n---\nBody.\n";
+    fs::write(site.file("content/memory/three.md"), text).unwrap();
+    rejected_site(
+        &site,
+        &[
+            "error: content/memory/three.md:7:11: unknown related entry `nope-three`",
+            "error: content/memory/three.md:7:24: slug `Bad Slug!` must be lowercase",
+            "error: content/memory/three.md:7:36: unknown related entry `nope-four`",
+            "3 problem(s) found",
+        ],
+    );
+    site.check().assert_exit(1).stderr_has("3 problem(s) found");
+}
+
+#[test]
+fn a_file_that_fails_to_load_still_has_its_links_checked() {
+    let site = Site::new("valid-site");
+    // No summary; its related slugs and body link are checked all the same (a link to an
+    // entry that exists, or to itself as a body link, is fine).
+    let text = "---\ntitle: No summary\ncategory: memory\nseverity: low\nsignatures: [\"RuntimeError: x\"]\nrelated: [nccl-timeout, no-summary, gone]\n---\nSee [this](@/vanished) and [that](@/nccl-timeout).\n";
+    fs::write(site.file("content/memory/no-summary.md"), text).unwrap();
+    rejected_site(
+        &site,
+        &[
+            "error: content/memory/no-summary.md:1:1: missing required field `summary`",
+            "error: content/memory/no-summary.md:6:25: entry lists itself as related (`no-summary`)",
+            "error: content/memory/no-summary.md:6:37: unknown related entry `gone`",
+            "error: content/memory/no-summary.md:8:12: link to a missing entry `@/vanished`",
+            "4 problem(s) found",
+        ],
+    );
+}

@@ -1,5 +1,6 @@
 //! Hostile and careless input: odd file names, slugs that clash or try to leave, symlink
-//! loops, ten thousand tags, deep nesting and a YAML bomb build or fail cleanly.
+//! loops, ten thousand tags, deep nesting, a YAML bomb, thousands of code blocks and a
+//! megabyte line of code build or fail cleanly.
 
 use super::*;
 
@@ -162,4 +163,45 @@ fn bom_crlf_and_mixed_line_endings_build_like_plain_files() {
     assert!(page.contains("<h1") && page.contains("Line Endings"));
     assert!(page.contains("First line.") && page.contains("Second line."));
     assert!(!page.contains('\r') && !page.contains('\u{feff}'));
+}
+
+/// An entry of `body` (code blocks), and the size of its source.
+fn code_entry(site: &Site, slug: &str, body: &str) -> usize {
+    let text = format!("---\ntitle: Code {slug}\ncategory: memory\nseverity: low\nsummary: Code.\nsignatures:\n  - \"RuntimeError: code {slug}\"\n---\n{body}");
+    fs::write(site.file(&format!("content/memory/{slug}.md")), &text).unwrap();
+    text.len()
+}
+
+#[test]
+fn many_code_blocks_share_one_highlighting_budget() {
+    let site = Site::new("valid-site");
+    let block = "x = {'a': [1, 2.5, None], \"b\": f(y) + g[0] * 3}  # c < d\n".repeat(20);
+    let body: String = (0..2_000)
+        .map(|i| format!("Block {i}:\n\n```python\n{block}```\n\n"))
+        .collect();
+    let source = code_entry(&site, "many-blocks", &body);
+    site.build().assert_exit(0);
+    let page = read(&site.public().join("memory/many-blocks/index.html"));
+    assert!(
+        page.len() < 3 * source,
+        "{} bytes of page for {source} of source",
+        page.len()
+    );
+    assert!(page.contains("<span class=\"hl-") && page.contains("Block 1999:"));
+}
+
+#[test]
+fn a_two_megabyte_line_of_code_is_shown_plain() {
+    let site = Site::new("valid-site");
+    let line = "x = [1, 2, None] + ".repeat(2_000_000 / 19);
+    let source = code_entry(&site, "long-line", &format!("```python\n{line}\n```\n"));
+    site.build().assert_exit(0);
+    let page = read(&site.public().join("memory/long-line/index.html"));
+    assert!(page.len() < 2 * source, "{} bytes of page", page.len());
+    assert!(
+        page.contains(&format!(
+            "<pre class=\"highlight\" data-lang=\"python\"><code>{line}\n</code></pre>"
+        )),
+        "the line is not shown plain"
+    );
 }
