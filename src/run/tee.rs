@@ -9,7 +9,8 @@
 
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::time::Duration;
 
 use errata_search::log::{LogReader, Skim};
 
@@ -19,6 +20,8 @@ use crate::log_input::LineSplitter;
 /// holds at most 32 MB.
 pub const QUEUE: usize = 32;
 const CHUNK: usize = 64 * 1024;
+/// How often a reader with nothing to read asks whether to give up.
+const LOOK_AGAIN: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
@@ -125,14 +128,23 @@ pub struct ReadCounts {
 }
 
 /// Reads the chunks of both streams into `reader`, a line at a time per stream, until every
-/// copying thread has ended.
-pub fn read(queue: Receiver<Chunk>, reader: &mut LogReader) -> ReadCounts {
+/// copying thread has ended or, while they wait, `give_up` says so.
+pub fn read(
+    queue: Receiver<Chunk>,
+    reader: &mut LogReader,
+    give_up: impl Fn() -> bool,
+) -> ReadCounts {
     let mut out = LineSplitter::default();
     let mut err = LineSplitter::default();
     let mut counts = ReadCounts::default();
     // One skim for both streams: the lines it holds came before whatever comes next on either.
     let mut skim = Skim::new(reader);
-    for chunk in queue {
+    loop {
+        let chunk = match queue.recv_timeout(LOOK_AGAIN) {
+            Ok(chunk) => chunk,
+            Err(RecvTimeoutError::Timeout) if !give_up() => continue,
+            Err(_) => break,
+        };
         let lines = match chunk.stream {
             Stream::Out => &mut out,
             Stream::Err => &mut err,

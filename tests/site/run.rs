@@ -415,3 +415,30 @@ fn a_command_that_cannot_start_is_named() {
         "{stderr}"
     );
 }
+
+/// A process that leaves COMMAND's group (`setsid`, as a daemon does) and keeps its output
+/// streams open does not hold errata: COMMAND's end is told within seconds, not when the
+/// daemon ends.
+#[test]
+fn a_daemon_holding_the_output_open_does_not_hold_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = script(
+        dir.path(),
+        "job.py",
+        "import subprocess, sys\n\
+subprocess.Popen(['setsid', 'sleep', '60'])\n\
+print('Traceback (most recent call last):', file=sys.stderr)\n\
+print('  File \"/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py\", line 300, in _lazy_init', file=sys.stderr)\n\
+print('RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the \\'spawn\\' start method', file=sys.stderr)\n\
+sys.exit(1)\n",
+    );
+    let started = Instant::now();
+    let out = run_script(&[], &job);
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    let told = String::from_utf8_lossy(&out.stderr);
+    assert!(told.contains("cuda-reinit-forked-subprocess"), "{told}");
+    // The daemon is the test's to end.
+    let _ = Command::new("pkill").args(["-f", "^sleep 60$"]).status();
+}
