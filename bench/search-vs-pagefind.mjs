@@ -34,7 +34,7 @@ if (!existsSync(pagefind)) { console.error('run `npm ci` in bench/pagefind first
 if (!existsSync(corpus)) execFileSync(join(here, 'gen-corpus'), [String(n), corpus], { stdio: 'inherit' });
 execFileSync('cargo', ['build', '--release', '-q'], { cwd: top, stdio: 'inherit' });
 const build = spawnSync(join(top, 'target', 'release', 'errata'), ['build', '--root', corpus, '--output', errataSite],
-  { env: { ...process.env, ERRATA_TIMINGS: '1' }, encoding: 'utf8' });
+  { env: { ...process.env, ERRATA_TIMINGS: '1' }, encoding: 'utf8', maxBuffer: 1 << 30 });
 if (build.status !== 0) { console.error(build.stderr); process.exit(1); }
 const bundleMs = Number(/of which the search bundle: (\d+) ms/.exec(build.stderr)[1]);
 
