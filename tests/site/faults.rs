@@ -164,29 +164,23 @@ fn a_build_killed_while_writing_leaves_the_previous_site() {
 
 #[test]
 fn ctrl_c_while_writing_stops_and_cleans_up() {
-    let built = Built::new();
-    let mut child = built.start_writing();
-    signal(&child, "INT");
-    let status = child.wait().unwrap();
-    // Either the signal landed while writing (exit 130, temporary folder removed) or the build
-    // had already finished its last file and swapped (exit 0): never anything in between.
-    assert!(
-        matches!(status.code(), Some(130) | Some(0)),
-        "unexpected exit {status}"
-    );
-    built.assert_no_leftovers();
-    built.assert_previous_intact();
+    a_signal_while_writing_stops_and_cleans_up("INT");
 }
 
 /// `kill` (SIGTERM, as CI runners and process managers stop a job) ends a build as Ctrl-C does.
 #[test]
 fn sigterm_while_writing_stops_and_cleans_up() {
+    a_signal_while_writing_stops_and_cleans_up("TERM");
+}
+
+fn a_signal_while_writing_stops_and_cleans_up(name: &str) {
     let built = Built::new();
     let mut child = built.start_writing();
-    signal(&child, "TERM");
+    signal(&child, name);
     let status = child.wait().unwrap();
-    // Stopped by the handler (130), or finished before it (0); never killed by the signal
-    // itself, which would leave the temporary folder behind.
+    // Either the signal landed while writing (exit 130 from the handler, temporary folder
+    // removed) or the build had already finished its last file and swapped (exit 0); never
+    // killed by the signal itself, which would leave the temporary folder behind.
     assert!(
         matches!(status.code(), Some(130) | Some(0)),
         "unexpected exit {status}"
