@@ -12,6 +12,12 @@ mod child;
 #[path = "other.rs"]
 mod child;
 mod follow;
+#[cfg(target_os = "linux")]
+#[path = "linux.rs"]
+mod parent;
+#[cfg(not(target_os = "linux"))]
+#[path = "linux_other.rs"]
+mod parent;
 pub mod report;
 mod tee;
 pub mod watch;

@@ -40,6 +40,11 @@ pub fn spawn(argv: &[OsString]) -> io::Result<Running> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no command given"))?;
     let mut command = Command::new(program);
     command.args(args).process_group(0);
+    let errata = std::process::id();
+    // SAFETY: the closure makes only async-signal-safe calls (see `parent::end_with`).
+    unsafe {
+        command.pre_exec(move || super::parent::end_with(errata));
+    }
     if io::stdin().is_terminal() {
         command.stdin(Stdio::null());
     }

@@ -442,3 +442,59 @@ sys.exit(1)\n",
     // The daemon is the test's to end.
     let _ = Command::new("pkill").args(["-f", "^sleep 60$"]).status();
 }
+
+/// errata killed outright (SIGKILL, which it cannot pass on) still leaves no COMMAND running:
+/// on Linux the kernel ends COMMAND with it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_command_ends_when_errata_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let job = script(
+        dir.path(),
+        "job.py",
+        &format!(
+            "import os, time\nopen({:?}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n",
+            pid_file.display().to_string()
+        ),
+    );
+    let mut errata = errata("run")
+        .arg("--")
+        .arg("python3")
+        .arg(&job)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let pid = loop {
+        if let Ok(text) = std::fs::read_to_string(&pid_file) {
+            if let Ok(pid) = text.trim().parse::<u32>() {
+                break pid;
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the job never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    errata.kill().unwrap();
+    errata.wait().unwrap();
+    let gone = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|s| s.trim_start().starts_with('Z'))
+        })
+    };
+    let killed = Instant::now();
+    while !gone(pid) && killed.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = !gone(pid);
+    if left {
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+    }
+    assert!(!left, "the job outlived errata");
+}
