@@ -24,7 +24,7 @@ pub mod watch;
 
 use std::ffi::OsString;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -129,50 +129,38 @@ pub fn run(options: &RunOptions) -> Result<u8, RunError> {
 
 /// Copies both streams through and reads them until the child and everything it left are
 /// gone; yields its status, the reader and the bytes not read. A process that left COMMAND's
-/// group (`setsid`, a daemon) may hold the streams open for good: reading stops [`DRAIN`]
-/// after COMMAND's end, and the copying threads, detached, end with errata.
+/// group (`setsid`, a daemon) may hold the streams open for good: reading stops as
+/// [`tee::Drain`] says, and the copying threads, detached, end with errata.
 fn pass_through<'s>(
     searcher: &'s Searcher,
     running: &mut Running,
 ) -> (io::Result<std::process::ExitStatus>, LogReader<'s>, u64) {
-    let skipped = Arc::new(AtomicU64::new(0));
+    let flow = Arc::new(tee::Flow::default());
     let ended = OnceLock::new();
     let mut reader = LogReader::watching(searcher.cues().0);
     let stdout = std::mem::replace(&mut running.stdout, Box::new(io::empty()));
     let stderr = std::mem::replace(&mut running.stderr, Box::new(io::empty()));
     let (queue, chunks) = sync_channel(tee::QUEUE);
     let err_queue = queue.clone();
-    let out_skipped = Arc::clone(&skipped);
-    let err_skipped = Arc::clone(&skipped);
+    let (out_flow, err_flow) = (Arc::clone(&flow), Arc::clone(&flow));
+    std::thread::spawn(move || tee::copy(stdout, io::stdout(), tee::Stream::Out, queue, &out_flow));
     std::thread::spawn(move || {
-        tee::copy(stdout, io::stdout(), tee::Stream::Out, queue, &out_skipped)
-    });
-    std::thread::spawn(move || {
-        tee::copy(
-            stderr,
-            io::stderr(),
-            tee::Stream::Err,
-            err_queue,
-            &err_skipped,
-        )
+        tee::copy(stderr, io::stderr(), tee::Stream::Err, err_queue, &err_flow)
     });
     let status = std::thread::scope(|s| {
         let reader = &mut reader;
-        let ended = &ended;
+        let (ended, flow) = (&ended, &*flow);
         s.spawn(move || {
             child::yield_to_the_job();
-            let drained = || ended.get().is_some_and(|t: &Instant| t.elapsed() > DRAIN);
-            tee::read(chunks, reader, drained)
+            let mut drain = tee::Drain::new(flow);
+            tee::read(chunks, reader, || drain.over(ended.get()))
         });
         let status = child::wait(&mut running.process, running.group);
         let _ = ended.set(Instant::now());
         status
     });
-    (status, reader, skipped.load(Ordering::Relaxed))
+    (status, reader, flow.skipped.load(Ordering::Relaxed))
 }
-
-/// How long output is still read after COMMAND and its group are gone.
-const DRAIN: Duration = Duration::from_secs(2);
 
 /// COMMAND as a person would type it (for the heading; not for a shell).
 fn shown(argv: &[OsString]) -> String {

@@ -8,9 +8,9 @@
 //! left unread is the middle of a flood, never its end.
 
 use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use errata_search::log::{LogReader, Skim};
 
@@ -49,7 +49,7 @@ pub fn copy(
     mut sink: impl Write,
     stream: Stream,
     queue: SyncSender<Chunk>,
-    skipped: &AtomicU64,
+    flow: &Flow,
 ) {
     let mut buf = vec![0u8; CHUNK];
     let mut sink_open = true;
@@ -61,20 +61,85 @@ pub fn copy(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        if sink_open {
-            sink_open = sink
-                .write_all(&buf[..n])
-                .and_then(|()| sink.flush())
-                .is_ok();
-        }
-        backlog.add(&buf[..n], skipped);
+        flow.read.fetch_add(n as u64, Ordering::Relaxed);
+        // Offered before it is written: a sink that stalls does not keep it from the reader.
+        backlog.add(&buf[..n], &flow.skipped);
         match queue.try_send(backlog.take(stream)) {
             Ok(()) | Err(TrySendError::Disconnected(_)) => {}
             Err(TrySendError::Full(chunk)) => backlog.put_back(chunk),
         }
+        if sink_open {
+            flow.writing.fetch_add(1, Ordering::Relaxed);
+            sink_open = sink
+                .write_all(&buf[..n])
+                .and_then(|()| sink.flush())
+                .is_ok();
+            flow.writing.fetch_sub(1, Ordering::Relaxed);
+        }
     }
     if !backlog.bytes.is_empty() {
         let _ = queue.send(backlog.take(stream));
+    }
+}
+
+/// What the copying threads have done, for the reader to judge when to stop waiting.
+#[derive(Debug, Default)]
+pub struct Flow {
+    /// Bytes passed through unread (the queue was full).
+    pub skipped: AtomicU64,
+    /// Bytes read from the child's streams.
+    read: AtomicU64,
+    /// Copying threads writing to errata's own streams just now.
+    writing: AtomicUsize,
+}
+
+/// Output still coming after COMMAND and its group are gone is a process's that left the
+/// group (a daemon): it is read until the streams have been quiet for [`DRAIN`], or for at
+/// most [`DRAIN_MAX`] of the time no copy was waiting on a slow sink (`| less`): what the
+/// pipes still held of COMMAND's own output is read in far less.
+pub struct Drain<'f> {
+    flow: &'f Flow,
+    last: (u64, Instant),
+    /// Time since COMMAND's end with no copy waiting on a sink, and when that was last added.
+    free: (Duration, Option<Instant>),
+}
+
+pub const DRAIN: Duration = Duration::from_secs(2);
+const DRAIN_MAX: Duration = Duration::from_secs(10);
+
+impl<'f> Drain<'f> {
+    pub fn new(flow: &'f Flow) -> Drain<'f> {
+        Drain {
+            flow,
+            last: (0, Instant::now()),
+            free: (Duration::ZERO, None),
+        }
+    }
+
+    /// Whether to stop reading, COMMAND having ended at `ended` (if it has).
+    pub fn over(&mut self, ended: Option<&Instant>) -> bool {
+        let Some(&ended) = ended else {
+            return false;
+        };
+        let now = Instant::now();
+        let read = self.flow.read.load(Ordering::Relaxed);
+        if read != self.last.0 {
+            self.last = (read, now);
+        }
+        if self.flow.writing.load(Ordering::Relaxed) > 0 {
+            self.free.1 = None;
+            return false;
+        }
+        // From COMMAND's end the first time; from now after a wait on a sink.
+        let since = self
+            .free
+            .1
+            .unwrap_or(if self.free.0.is_zero() { ended } else { now });
+        self.free = (
+            self.free.0 + now.saturating_duration_since(since),
+            Some(now),
+        );
+        self.last.1.elapsed() > DRAIN || self.free.0 > DRAIN_MAX
     }
 }
 
@@ -132,7 +197,7 @@ pub struct ReadCounts {
 pub fn read(
     queue: Receiver<Chunk>,
     reader: &mut LogReader,
-    give_up: impl Fn() -> bool,
+    mut give_up: impl FnMut() -> bool,
 ) -> ReadCounts {
     let mut out = LineSplitter::default();
     let mut err = LineSplitter::default();
@@ -141,9 +206,9 @@ pub fn read(
     let mut skim = Skim::new(reader);
     loop {
         let chunk = match queue.recv_timeout(LOOK_AGAIN) {
-            Ok(chunk) => chunk,
+            Ok(chunk) if !give_up() => chunk,
             Err(RecvTimeoutError::Timeout) if !give_up() => continue,
-            Err(_) => break,
+            _ => break,
         };
         let lines = match chunk.stream {
             Stream::Out => &mut out,

@@ -120,6 +120,11 @@ pub(super) fn ranked_entries(
         if !line.context.is_empty() && !line.collateral {
             for hit in searcher.search(&line.context, HITS_PER_LINE)? {
                 if let Some(acc) = per_entry.get_mut(&hit.slug) {
+                    let w = if hit.specific {
+                        w
+                    } else {
+                        w * COMMON_ONLY_WEIGHT
+                    };
                     acc.context += CONTEXT_WEIGHT * w * hit.score;
                 }
             }
@@ -181,9 +186,9 @@ fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<St
             CueKind::Line => LINE_CUE_SHARE,
         };
         acc.cue_score += share * base;
-        // Cues alone (no line matched the entry) are circumstantial: they rank below the
-        // entry whose signature the log's best line matched.
-        if acc.best == 0.0 && best > 0.0 {
+        // Cues alone (no line matched the entry on more than common words) are circumstantial:
+        // they rank below the entry whose signature the log's best line matched.
+        if !acc.specific && best > 0.0 {
             acc.cue_score = acc.cue_score.min(CUE_ONLY_MAX * base);
         }
         acc.cues.push(CueEvidence {

@@ -48,8 +48,8 @@ const WHOLE_WORDS: [&str; 2] = ["nan", "inf"];
 /// The level letters of a logger's prefix (`E1203`, `[E ...]`: capitals, as the reader reads
 /// them), which count only between these bytes.
 const LEVEL_LETTERS: [u8; 2] = [b'E', b'F'];
-const BEFORE_LEVEL: &[u8] = b"\n\r \t[]:|-";
-const AFTER_LEVEL: &[u8] = b"\n\r \t[]:|-01";
+const BEFORE_LEVEL: &[u8] = b"\n\r \t\x0b\x0c[]:|-";
+const AFTER_LEVEL: &[u8] = b"\n\r \t\x0b\x0c[]:|-0123456789";
 
 /// Watches runs of whole lines for the words that make them worth reading.
 #[derive(Debug, Clone)]
@@ -71,6 +71,19 @@ impl Skim {
             .map(|w| w.to_string())
             .chain(reader.cue_texts().map(str::to_owned))
             .collect();
+        // The reader collapses every run of whitespace (a tab, two spaces, a no-break space)
+        // into one space: a phrase is looked for by its longest word, which it keeps.
+        for w in &mut plain {
+            if w.contains(char::is_whitespace) {
+                *w = w
+                    .split(char::is_whitespace)
+                    .max_by_key(|piece| piece.len())
+                    .unwrap_or_default()
+                    .to_owned();
+            }
+        }
+        plain.sort();
+        plain.dedup();
         plain.retain(|w| !w.is_empty());
         let count = plain.len();
         let words = AhoCorasickBuilder::new()
@@ -95,12 +108,24 @@ impl Skim {
             return None;
         }
         let lines = memchr::memchr_iter(b'\n', run).count();
+        // The last HELD_LINES lines of all that was taken, whatever the runs' sizes (a job
+        // that prints a line per write gives runs of one line).
         let tail = tail_start(run, HELD_LINES);
-        let tail_lines = lines.min(HELD_LINES);
-        reader.skip(self.held_lines + lines - tail_lines);
-        self.held.clear();
+        if tail > 0 {
+            reader.skip(self.held_lines);
+            self.held.clear();
+            self.held_lines = 0;
+        }
         self.held.extend_from_slice(&run[tail..]);
-        self.held_lines = tail_lines;
+        self.held_lines += lines.min(HELD_LINES);
+        if self.held_lines > HELD_LINES {
+            let over = self.held_lines - HELD_LINES;
+            let cut = tail_start(&self.held, HELD_LINES);
+            self.held.drain(..cut);
+            self.held_lines = HELD_LINES;
+            reader.skip(over);
+        }
+        reader.skip(lines - lines.min(HELD_LINES));
         Some(lines)
     }
 
@@ -139,10 +164,11 @@ fn has_level_letter(run: &[u8]) -> bool {
     })
 }
 
-/// Whether the bytes around `start..end` are not letters or digits (a non-ASCII byte might
-/// be one, so it counts as a boundary only when it is ASCII).
+/// Whether the bytes around `start..end` are not ASCII letters or digits.
 fn is_whole_word(text: &[u8], start: usize, end: usize) -> bool {
-    let boundary = |b: Option<&u8>| b.is_none_or(|b| b.is_ascii() && !b.is_ascii_alphanumeric());
+    // Any byte of a non-ASCII character may be the punctuation the reader takes for a
+    // boundary (`loss：nan`), so it counts as one: the check errs on the side of reading.
+    let boundary = |b: Option<&u8>| b.is_none_or(|b| !b.is_ascii_alphanumeric());
     boundary(start.checked_sub(1).and_then(|i| text.get(i))) && boundary(text.get(end))
 }
 
@@ -178,6 +204,42 @@ mod tests {
             b"grad_norm: inf\n",
         ] {
             assert!(!s.quiet(line), "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn runs_of_one_line_hold_the_last_lines_of_them_all() {
+        let mut reader = LogReader::default();
+        reader.line("RuntimeError: boom");
+        let mut s = skim();
+        for i in 0..1000 {
+            assert_eq!(
+                s.take(&mut reader, format!("step {i}\n").as_bytes()),
+                Some(1)
+            );
+        }
+        let held = String::from_utf8(s.release()).unwrap();
+        assert_eq!(held.lines().count(), HELD_LINES);
+        assert!(
+            held.starts_with(&format!("step {}\n", 1000 - HELD_LINES)),
+            "{held:.40}"
+        );
+        for line in held.lines() {
+            reader.line(line);
+        }
+        assert_eq!(reader.finish().lines_read, 1001);
+    }
+
+    #[test]
+    fn whole_words_next_to_other_characters_are_found() {
+        let s = skim();
+        for line in [
+            "loss：nan\n",
+            "loss=nan…\n",
+            "E4001: bad config\n",
+            "a\x0bE x\n",
+        ] {
+            assert!(!s.quiet(line.as_bytes()), "{line}");
         }
     }
 
