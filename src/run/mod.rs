@@ -135,7 +135,7 @@ fn pass_through<'s>(
     searcher: &'s Searcher,
     running: &mut Running,
 ) -> (io::Result<std::process::ExitStatus>, LogReader<'s>, u64) {
-    let flow = Arc::new(tee::Flow::default());
+    let flow = Arc::new(tee::Flow::new(2));
     let ended = OnceLock::new();
     let mut reader = LogReader::watching(searcher.cues().0);
     let stdout = std::mem::replace(&mut running.stdout, Box::new(io::empty()));

@@ -80,6 +80,7 @@ pub fn copy(
     if !backlog.bytes.is_empty() {
         let _ = queue.send(backlog.take(stream));
     }
+    flow.open.fetch_sub(1, Ordering::Relaxed);
 }
 
 /// What the copying threads have done, for the reader to judge when to stop waiting.
@@ -91,6 +92,18 @@ pub struct Flow {
     read: AtomicU64,
     /// Copying threads writing to errata's own streams just now.
     writing: AtomicUsize,
+    /// Copying threads still reading their stream.
+    open: AtomicUsize,
+}
+
+impl Flow {
+    /// For `streams` copying threads.
+    pub fn new(streams: usize) -> Flow {
+        Flow {
+            open: AtomicUsize::new(streams),
+            ..Flow::default()
+        }
+    }
 }
 
 /// Output still coming after COMMAND and its group are gone is a process's that left the
@@ -125,6 +138,10 @@ impl<'f> Drain<'f> {
         let read = self.flow.read.load(Ordering::Relaxed);
         if read != self.last.0 {
             self.last = (read, now);
+        }
+        // Once every stream has ended, what is queued is COMMAND's and is all read.
+        if self.flow.open.load(Ordering::Relaxed) == 0 {
+            return false;
         }
         if self.flow.writing.load(Ordering::Relaxed) > 0 {
             self.free.1 = None;
