@@ -109,22 +109,9 @@ fn refuses_a_folder_errata_did_not_write() {
 #[cfg(unix)]
 #[test]
 fn refuses_a_read_only_output_folder() {
-    use std::os::unix::fs::PermissionsExt;
-    let site = Site::new("valid-site");
-    let out = site.outside("out");
-    site.build_into(&out).assert_exit(0);
-    let before = tree(&out);
-    fs::set_permissions(&out, fs::Permissions::from_mode(0o555)).unwrap();
-    let run = site.build_into(&out);
-    fs::set_permissions(&out, fs::Permissions::from_mode(0o755)).unwrap();
-    run.assert_exit(2)
+    read_only_refused("")
+        .0
         .stderr_has("is read-only; refusing to replace");
-    assert_same_tree(&before, &tree(&out));
-    assert_eq!(
-        leftovers(site.tmp.path(), "out"),
-        Vec::<String>::new(),
-        "folders left beside the output"
-    );
 }
 
 /// A read-only folder inside the output would be moved aside with it and never deleted: the
@@ -132,28 +119,41 @@ fn refuses_a_read_only_output_folder() {
 #[cfg(unix)]
 #[test]
 fn refuses_an_output_with_a_read_only_folder_inside() {
+    let (run, inner) = read_only_refused("memory");
+    run.stderr_has(&format!(
+        "{} is read-only; refusing to replace",
+        inner.display()
+    ))
+    .stderr_has("chmod -R u+w");
+}
+
+/// Builds into an output, makes `inside` of it (the output itself when empty) read-only and
+/// builds again: exit 2, the output unchanged, nothing left beside it. Yields that run and
+/// the folder made read-only.
+#[cfg(unix)]
+fn read_only_refused(inside: &str) -> (Run, std::path::PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     let site = Site::new("valid-site");
     let out = site.outside("out");
     site.build_into(&out).assert_exit(0);
-    let inner = out.join("memory");
-    assert!(inner.is_dir());
+    let locked = if inside.is_empty() {
+        out.clone()
+    } else {
+        out.join(inside)
+    };
+    assert!(locked.is_dir());
     let before = tree(&out);
-    fs::set_permissions(&inner, fs::Permissions::from_mode(0o555)).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
     let run = site.build_into(&out);
-    fs::set_permissions(&inner, fs::Permissions::from_mode(0o755)).unwrap();
-    run.assert_exit(2)
-        .stderr_has(&format!(
-            "{} is read-only; refusing to replace",
-            inner.display()
-        ))
-        .stderr_has("chmod -R u+w");
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    run.assert_exit(2);
     assert_same_tree(&before, &tree(&out));
     assert_eq!(
         leftovers(site.tmp.path(), "out"),
         Vec::<String>::new(),
         "folders left beside the output"
     );
+    (run, locked)
 }
 
 #[test]
