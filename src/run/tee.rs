@@ -117,7 +117,7 @@ pub struct Drain<'f> {
     free: (Duration, Option<Instant>),
 }
 
-pub const DRAIN: Duration = Duration::from_secs(2);
+const DRAIN: Duration = Duration::from_secs(2);
 const DRAIN_MAX: Duration = Duration::from_secs(10);
 
 impl<'f> Drain<'f> {
