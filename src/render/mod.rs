@@ -11,6 +11,7 @@ pub mod highlight;
 pub mod lists;
 pub mod markdown;
 mod pages;
+mod palette;
 mod templates;
 pub mod views;
 
@@ -174,5 +175,5 @@ fn value<T: Serialize>(v: &T) -> tera::Value {
     serde_json::to_value(v).unwrap_or(tera::Value::Null)
 }
 
-/// The highlighting stylesheet, generated from syntect's themes.
+/// The highlighting stylesheet, generated from the palette of highlighted code.
 const HIGHLIGHT_CSS: &str = "static/highlight.css";

@@ -187,7 +187,7 @@ fn many_code_blocks_share_one_highlighting_budget() {
         "{} bytes of page for {source} of source",
         page.len()
     );
-    assert!(page.contains("<span class=\"hl-") && page.contains("Block 1999:"));
+    assert!(page.contains("<span class=") && page.contains("Block 1999:"));
 }
 
 #[test]

@@ -80,8 +80,8 @@ fn writes_every_page_and_feed() {
         "a draft was built without --drafts"
     );
     assert!(
-        read(&public.join("static/highlight.css")).contains(".hl-"),
-        "highlight.css has no hl- rules"
+        read(&public.join("static/highlight.css")).contains("pre.highlight .k {"),
+        "highlight.css has no rule for keywords"
     );
     assert!(read(&public.join("404.html")).contains("Page not found"));
     assert!(read(&public.join("search/index.html")).contains("class=\"search-form\""));
@@ -195,7 +195,7 @@ fn entry_page_has_its_sections() {
         "</code></pre>",
     );
     assert!(
-        code.contains("class=\"hl-"),
+        code.contains("<span class=k>"),
         "the python block is not highlighted:\n{code}"
     );
     assert!(

@@ -1,0 +1,173 @@
+//! The short classes highlighted code is marked with, and their stylesheet.
+//!
+//! A token's scope stack (syntect's `source.python meta.function-call.python
+//! support.function.builtin.python`) names far more than a reader sees: a colour. Each stack is
+//! mapped once to one of a dozen one-letter classes ([`CLASSES`]), the way a TextMate theme
+//! picks a rule, by the selector that matches it most narrowly; most punctuation and operators
+//! get none and stay plain text. The stylesheet ([`stylesheet`]) colours those classes, light
+//! and dark, in colours chosen for at least 4.5:1 contrast on the code background.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use syntect::highlighting::ScopeSelectors;
+use syntect::parsing::Scope;
+
+/// One class: its name in the HTML, what it stands for, the scopes it takes (a theme's
+/// selector syntax), its light and dark colours, and whether it is italic.
+pub struct Class {
+    pub name: &'static str,
+    pub what: &'static str,
+    selectors: &'static str,
+    light: &'static str,
+    dark: &'static str,
+    italic: bool,
+}
+
+const fn class(
+    name: &'static str,
+    what: &'static str,
+    selectors: &'static str,
+    light: &'static str,
+    dark: &'static str,
+    italic: bool,
+) -> Class {
+    Class {
+        name,
+        what,
+        selectors,
+        light,
+        dark,
+        italic,
+    }
+}
+
+/// Every class, in the order a tie between two equally narrow selectors is settled. The first,
+/// with no name, is plain text: scopes that would otherwise inherit their parent's colour.
+pub const CLASSES: &[Class] = &[
+    class("", "plain", "punctuation, keyword.operator, meta.brace, variable.other, variable.parameter.function.language.special, string.unquoted.plain", "", "", false),
+    class("c", "comment", "comment, punctuation.definition.comment", "#5c6670", "#8a98a5", true),
+    class("s", "string", "string, punctuation.definition.string, constant.character.escape, string punctuation", "#183691", "#a3be8c", false),
+    class("n", "number or constant", "constant.numeric, constant.language, constant.character, constant.other, support.constant, variable.other.constant", "#006a9a", "#d08770", false),
+    class("k", "keyword", "keyword, storage, keyword.operator.word, keyword.operator.logical, keyword.operator.logical.python, keyword.operator.new", "#a71d5d", "#b48ead", false),
+    class("f", "function", "entity.name.function, support.function, variable.function, meta.function-call.generic, meta.decorator, punctuation.definition.decorator", "#6a4f9e", "#8fa1b3", false),
+    class("t", "type or class", "entity.name.class, entity.name.type, entity.other.inherited-class, support.type, support.class, storage.type.class.python", "#8a4500", "#ebcb8b", false),
+    class("v", "special variable or parameter", "variable.language, variable.parameter", "#b93e0f", "#e0787f", false),
+    class("g", "key, tag or attribute", "entity.name.tag, entity.other.attribute-name, meta.mapping.key string, support.type.property-name", "#1d7431", "#e0787f", false),
+    class("h", "heading or section", "markup.heading, entity.name.section, meta.diff.range, meta.diff.header", "#0b57b8", "#8fa1b3", false),
+    class("i", "inserted line", "markup.inserted", "#1d7431", "#a3be8c", false),
+    class("x", "deleted line or invalid code", "markup.deleted, invalid", "#b31d28", "#ff9ea4", false),
+];
+
+fn selectors() -> &'static [ScopeSelectors] {
+    static PARSED: OnceLock<Vec<ScopeSelectors>> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        CLASSES
+            .iter()
+            .map(|c| ScopeSelectors::from_str(c.selectors).expect("a class's selectors parse"))
+            .collect()
+    })
+}
+
+thread_local! {
+    static CLASS_OF: RefCell<HashMap<Vec<Scope>, usize>> = Default::default();
+}
+
+/// Stacks the cache keeps before it is emptied and starts again.
+const STACK_LIMIT: usize = 20_000;
+
+/// The class (an index into [`CLASSES`], 0 for plain text) of text under `stack`.
+pub fn class_of(stack: &[Scope]) -> usize {
+    if stack.len() <= 1 {
+        return 0;
+    }
+    if let Some(hit) = CLASS_OF.with_borrow(|cache| cache.get(stack).copied()) {
+        return hit;
+    }
+    let mut best = (0, None);
+    for (i, sel) in selectors().iter().enumerate() {
+        if let Some(power) = sel.does_match(stack) {
+            if best.1.is_none_or(|b| power > b) {
+                best = (i, Some(power));
+            }
+        }
+    }
+    CLASS_OF.with_borrow_mut(|cache| {
+        if cache.len() >= STACK_LIMIT {
+            cache.clear();
+        }
+        cache.insert(stack.to_vec(), best.0);
+    });
+    best.0
+}
+
+/// The stylesheet for the classes: light rules under `html:not([data-theme="dark"])`, dark
+/// rules under `html[data-theme="dark"]`.
+pub fn stylesheet() -> String {
+    let mut out = String::from(
+        "/* Generated by errata: the colours of highlighted code (src/render/palette.rs). */\n",
+    );
+    for (root, dark) in [
+        ("html:not([data-theme=\"dark\"])", false),
+        ("html[data-theme=\"dark\"]", true),
+    ] {
+        for c in CLASSES.iter().filter(|c| !c.name.is_empty()) {
+            let colour = if dark { c.dark } else { c.light };
+            let italic = if c.italic { " font-style: italic;" } else { "" };
+            out.push_str(&format!(
+                "{root} pre.highlight .{} {{ color: {colour};{italic} }} /* {} */\n",
+                c.name, c.what
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syntect::parsing::ScopeStack;
+
+    fn of(stack: &str) -> &'static str {
+        CLASSES[class_of(ScopeStack::from_str(stack).unwrap().as_slice())].name
+    }
+
+    #[test]
+    fn the_narrowest_selector_decides() {
+        assert_eq!(of("source.python comment.line.number-sign.python"), "c");
+        assert_eq!(
+            of("source.python string.quoted.double.python punctuation.definition.string.begin.python"),
+            "s"
+        );
+        assert_eq!(of("source.python keyword.control.import.python"), "k");
+        assert_eq!(of("source.python keyword.operator.assignment.python"), "");
+        assert_eq!(of("source.python keyword.operator.logical.python"), "k");
+        assert_eq!(
+            of("source.python meta.function-call.python support.function.builtin.python"),
+            "f"
+        );
+        assert_eq!(
+            of("source.python constant.numeric.integer.decimal.python"),
+            "n"
+        );
+        assert_eq!(of("source.python"), "");
+    }
+
+    #[test]
+    fn every_class_is_short_and_styled_in_both_themes() {
+        let css = stylesheet();
+        for c in CLASSES.iter().skip(1) {
+            assert!(c.name.len() <= 2, "{}", c.name);
+            assert!(css.contains(&format!(
+                "html[data-theme=\"dark\"] pre.highlight .{} {{",
+                c.name
+            )));
+            assert!(css.contains(&format!(
+                "html:not([data-theme=\"dark\"]) pre.highlight .{} {{",
+                c.name
+            )));
+        }
+    }
+}
