@@ -29,6 +29,9 @@ const DEFINING_DOCS: usize = 2;
 /// A term in the signatures of this many entries or more tells little of which entry it is.
 const COMMON_DOCS: usize = 8;
 
+/// A signature of this many terms or more is not matched specifically by one of them alone.
+const LONE_WORD_SIGNATURE: usize = 3;
+
 /// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
 pub const MAX_QUERY_TERMS: usize = 64;
 
@@ -59,8 +62,9 @@ pub struct Hit {
     /// none.
     pub defining: f32,
     /// Whether the query holds that whole signature, or shares with it a word that few entries'
-    /// signatures have: a part of a signature matched on words such as `error` and `runtime`
-    /// alone says little of which entry it is.
+    /// signatures have (and, of a signature of three words or more, more than one word): a part
+    /// of a signature matched on words such as `error` and `runtime` alone, or on one word of a
+    /// longer message, says little of which entry it is.
     #[serde(skip)]
     pub specific: bool,
 }
@@ -460,13 +464,23 @@ impl Searcher {
             }
         }
         match best {
-            Some((coverage, _, i)) => {
+            Some((coverage, len, i)) => {
                 let signature = &self.signature_terms[ord][i];
                 let defining = self.defining_share(signature, query);
+                // One word shared with a message of three words or more (`core` of `numpy.core.
+                // multiarray failed to import` in `Aborted (core dumped)`) is a coincidence as
+                // often as not, however rare the word.
+                let distinct: HashSet<&str> = signature
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|t| query.contains(t))
+                    .collect();
+                let lone_word = distinct.len() == 1 && len >= LONE_WORD_SIGNATURE;
                 let specific = coverage >= 1.0
-                    || signature
-                        .iter()
-                        .any(|t| query.contains(t.as_str()) && !self.common.contains(t));
+                    || (!lone_word
+                        && signature
+                            .iter()
+                            .any(|t| query.contains(t.as_str()) && !self.common.contains(t)));
                 (
                     Some(self.docs[ord].signatures[i].clone()),
                     coverage,

@@ -310,3 +310,26 @@ fn a_whole_signature_of_common_words_still_counts() {
     assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
     assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// One word shared with a longer message is chance: `core` in Slurm's `Aborted (core
+/// dumped)` is one word of `numpy.core.multiarray failed to import`, and `step` in its
+/// `STEP 81.0 CANCELLED` one of the scheduler warning's. What is left, the watchdog's frame in
+/// the C++ stack, decides.
+#[test]
+fn one_word_of_a_longer_signature_is_no_match() {
+    let log = "step=900 loss=2.31
+Exception raised from checkTimeout at /opt/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:612 (most recent call first):
+frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f01 in /env/lib/libc10.so)
+frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x7f02 in /env/lib/libtorch_cuda.so)
+frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x7f03 in /env/lib/libtorch_cuda.so)
+frame #3: clone + 0x43 (0x7f04 in /lib64/libc.so.6)
+
+srun: error: node-7: task 2: Aborted (core dumped)
+slurmstepd: error: *** STEP 81.0 ON node-7 CANCELLED AT 2025-01-09T03:12:44 ***
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "nccl-watchdog-timeout", "{d:#?}");
+    for e in &d.entries[1..] {
+        assert!(e.score < d.entries[0].score / 2.0, "{d:#?}");
+    }
+}
