@@ -3,7 +3,8 @@
 //! Takes the first out-of-memory exception line with the lines before it (the innermost
 //! frames of its traceback); yields a sentence when the failed allocation was attention's:
 //! the innermost frames, where the allocation was made, are attention code (`attn_weights =
-//! torch.bmm(q, k.transpose(1, 2))`, `softmax(attention_scores`), or the tensor that could not
+//! torch.bmm(q, k.transpose(1, 2))`, `softmax(attention_scores`, or any product of queries by
+//! keys written by hand), or the tensor that could not
 //! be allocated ends in two equal large dimensions (TensorFlow's `shape[16,20000,20000]`), the
 //! sequence-by-sequence scores whose memory grows with the square of the length.
 
@@ -25,7 +26,7 @@ pub fn in_attention(line_number: usize, text: &str, context: &str) -> Option<Str
     }
     let lines: Vec<&str> = context.lines().collect();
     let innermost = &lines[lines.len().saturating_sub(INNERMOST_LINES)..];
-    let code = innermost.iter().rev().find(|l| names_attention(l))?;
+    let code = (innermost.iter().rev()).find(|l| names_attention(l) || query_key_product(l))?;
     Some(format!(
         "line {line_number}: the allocation that failed was made in attention (`{}`), whose memory grows with the square of the sequence length",
         code.trim()
@@ -40,6 +41,28 @@ fn names_attention(line: &str) -> bool {
         .any(|word| word.starts_with("attn") || word.starts_with("attention"))
         || line.contains("_attn")
         || line.contains("_attention")
+}
+
+/// Whether a source line multiplies queries by keys, attention written by hand: a product
+/// (`einsum`, `bmm`, `matmul`, `@`) with a query operand and a key operand (`q`, `query`,
+/// `q_proj`, `qt`; `k`, `key`, `keys`, `kt`), as in `scores = torch.matmul(q, k.transpose(-2,
+/// -1))` or `torch.einsum('bhid,bhjd->bhij', q, k)`.
+fn query_key_product(line: &str) -> bool {
+    const PRODUCTS: [&str; 4] = ["einsum(", "bmm(", "matmul(", " @ "];
+    if !PRODUCTS.iter().any(|p| line.contains(p)) {
+        return false;
+    }
+    let words: Vec<String> = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let names = |letter: char, whole: [&str; 2]| {
+        words.iter().any(|w| {
+            whole.contains(&w.as_str())
+                || (w.starts_with(letter) && (w.len() <= 2 || w[1..].starts_with('_')))
+        })
+    };
+    names('q', ["query", "queries"]) && names('k', ["key", "keys"])
 }
 
 /// The length `L` of a `shape[..., L, L]` (or `shape=(..., L, L)`) with `L` long.
@@ -75,6 +98,23 @@ mod tests {
             "File \"m.py\", line 1, in forward\nx = self.self_attn(x)\nFile \"torch/nn/modules/module.py\", line 1110, in _call_impl\nreturn forward_call(*input)\n{mlp}"
         );
         assert_eq!(in_attention(9, oom, &outer), None);
+        // Attention written by hand: queries times keys.
+        for code in [
+            "scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d)",
+            "w = torch.einsum('nqd,nkd->nqk', [q_h, k_h]) * self.scale",
+            "s = (qt @ kt.transpose(2, 3))",
+        ] {
+            let frames = format!("File \"net/blocks.py\", line 40, in forward\n{code}");
+            assert!(in_attention(9, oom, &frames).is_some(), "{code}");
+        }
+        for code in [
+            "y = torch.matmul(x, self.weight)",
+            "out = torch.einsum('bij,bjk->bik', a, b)",
+            "keys = sorted(q.keys())",
+        ] {
+            let frames = format!("File \"net/blocks.py\", line 40, in forward\n{code}");
+            assert_eq!(in_attention(9, oom, &frames), None, "{code}");
+        }
         let tf = "ResourceExhaustedError: OOM when allocating tensor with shape[16,20000,20000] and type float";
         assert!(in_attention(3, tf, "").unwrap().contains("20000×20000"));
         let small = "ResourceExhaustedError: OOM when allocating tensor with shape[64,512,512] and type float";
