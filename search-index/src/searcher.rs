@@ -470,17 +470,14 @@ impl Searcher {
                 // One word shared with a message of three words or more (`core` of `numpy.core.
                 // multiarray failed to import` in `Aborted (core dumped)`) is a coincidence as
                 // often as not, however rare the word.
-                let distinct: HashSet<&str> = signature
+                let shared: HashSet<&str> = signature
                     .iter()
                     .map(String::as_str)
                     .filter(|t| query.contains(t))
                     .collect();
-                let lone_word = distinct.len() == 1 && len >= LONE_WORD_SIGNATURE;
+                let lone_word = shared.len() == 1 && len >= LONE_WORD_SIGNATURE;
                 let specific = coverage >= 1.0
-                    || (!lone_word
-                        && signature
-                            .iter()
-                            .any(|t| query.contains(t.as_str()) && !self.common.contains(t)));
+                    || (!lone_word && shared.iter().any(|t| !self.common.contains(*t)));
                 (
                     Some(self.docs[ord].signatures[i].clone()),
                     coverage,

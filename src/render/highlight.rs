@@ -274,11 +274,6 @@ impl Runs {
     }
 }
 
-/// The stylesheet for highlighted code (see [`palette::stylesheet`]).
-pub fn stylesheet() -> String {
-    palette::stylesheet()
-}
-
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     push_escaped(&mut out, s);
@@ -556,7 +551,7 @@ mod tests {
 
     #[test]
     fn dark_rules_are_scoped() {
-        let css = stylesheet();
+        let css = palette::stylesheet();
         assert!(
             css.contains("html[data-theme=\"dark\"] pre.highlight .k"),
             "{}",

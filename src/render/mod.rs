@@ -150,7 +150,7 @@ pub fn render_into<E: From<RenderError> + Send>(
     if *selection != Selection::All {
         return Ok(());
     }
-    put(text(HIGHLIGHT_CSS, highlight::stylesheet()))?;
+    put(text(HIGHLIGHT_CSS, palette::stylesheet()))?;
     for (name, bytes) in &theme.statics {
         let path = format!("static/{name}");
         // The generated stylesheet wins over a theme file of the same name.
