@@ -25,7 +25,6 @@ pub mod watch;
 use std::ffi::OsString;
 use std::io;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -140,20 +139,34 @@ fn pass_through<'s>(
     let mut reader = LogReader::watching(searcher.cues().0);
     let stdout = std::mem::replace(&mut running.stdout, Box::new(io::empty()));
     let stderr = std::mem::replace(&mut running.stderr, Box::new(io::empty()));
-    let (queue, chunks) = sync_channel(tee::QUEUE);
-    let err_queue = queue.clone();
+    let queue = Arc::new(tee::Queue::default());
     let (out_flow, err_flow) = (Arc::clone(&flow), Arc::clone(&flow));
-    std::thread::spawn(move || tee::copy(stdout, io::stdout(), tee::Stream::Out, queue, &out_flow));
+    let (out_queue, err_queue) = (Arc::clone(&queue), Arc::clone(&queue));
     std::thread::spawn(move || {
-        tee::copy(stderr, io::stderr(), tee::Stream::Err, err_queue, &err_flow)
+        tee::copy(
+            stdout,
+            io::stdout(),
+            tee::Stream::Out,
+            &out_queue,
+            &out_flow,
+        )
+    });
+    std::thread::spawn(move || {
+        tee::copy(
+            stderr,
+            io::stderr(),
+            tee::Stream::Err,
+            &err_queue,
+            &err_flow,
+        )
     });
     let status = std::thread::scope(|s| {
         let reader = &mut reader;
-        let (ended, flow) = (&ended, &*flow);
+        let (ended, flow, queue) = (&ended, &*flow, &*queue);
         s.spawn(move || {
             child::yield_to_the_job();
             let mut drain = tee::Drain::new(flow);
-            tee::read(chunks, reader, || drain.over(ended.get()))
+            tee::read(queue, flow, reader, || drain.over(ended.get()))
         });
         let status = child::wait(&mut running.process, running.group);
         let _ = ended.set(Instant::now());
