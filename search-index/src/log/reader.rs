@@ -25,6 +25,9 @@ const MAX_CONTEXT_LINES: usize = 100;
 /// Plain lines looked at for those: a log with no error line in its first 100,000 lines has
 /// its stand-ins from them (tokenizing every line of a long clean run was most of the time).
 const MAX_CONTEXT_LOOKED: usize = 100_000;
+/// Plain lines looked at in a row that gave no new stand-in, after which the log is taken to
+/// repeat itself (a job's step lines) and looking ends: the stand-ins will not change.
+const MAX_CONTEXT_REPEATS: usize = 2_000;
 /// Ranks whose state is kept apart; the lines of further ranks are read as unranked ones.
 pub const MAX_RANKS: usize = 16_384;
 /// Lines before an exception kept as its context.
@@ -48,6 +51,8 @@ pub struct LogReader<'c> {
     context: Vec<ErrorLine>,
     context_keys: HashSet<String>,
     context_looked: usize,
+    /// Plain lines looked at since the last new stand-in.
+    context_repeats: usize,
     /// IPython headers whose traceback was followed by another before its exception line.
     headers: Vec<ErrorLine>,
     /// The memory summary or snapshot the log prints, if any.
@@ -239,17 +244,14 @@ impl<'c> LogReader<'c> {
             before.pop_front();
         }
         before.push_back(line.text.clone());
-        if !self.folded.is_empty()
-            || self.context.len() >= MAX_CONTEXT_LINES
-            || self.context_looked >= MAX_CONTEXT_LOOKED
-            || line.indented()
-            || is_frame(&line.text)
-        {
+        if self.stand_ins_chosen() || line.indented() || is_frame(&line.text) {
             return;
         }
         self.context_looked += 1;
         let key = fold_key(&line.text);
+        self.context_repeats += 1;
         if key.split(' ').count() >= 4 && self.context_keys.insert(key) {
+            self.context_repeats = 0;
             self.context.push(ErrorLine {
                 line: number,
                 text: line.text,
@@ -319,14 +321,21 @@ impl<'c> LogReader<'c> {
     /// read, and the stand-ins for a log without errors are chosen. [`Skim`](super::Skim)
     /// passes over quiet runs only then.
     pub fn settled(&self) -> bool {
-        (!self.folded.is_empty()
-            || self.context.len() >= MAX_CONTEXT_LINES
-            || self.context_looked >= MAX_CONTEXT_LOOKED)
+        self.stand_ins_chosen()
             && self.memory.settled()
             && self
                 .ranks
                 .values()
                 .all(|r| !r.in_traceback && r.awaiting.is_none() && r.pending.is_none())
+    }
+
+    /// Whether plain lines are no longer looked at as stand-ins: the log has shown an error,
+    /// or enough of them are chosen, or enough lines were looked at.
+    fn stand_ins_chosen(&self) -> bool {
+        !self.folded.is_empty()
+            || self.context.len() >= MAX_CONTEXT_LINES
+            || self.context_looked >= MAX_CONTEXT_LOOKED
+            || self.context_repeats >= MAX_CONTEXT_REPEATS
     }
 
     /// Counts `lines` plain lines passed over unread.

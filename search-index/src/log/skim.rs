@@ -244,6 +244,30 @@ mod tests {
     }
 
     #[test]
+    fn a_log_that_repeats_itself_settles_long_before_its_stand_ins_are_all_looked_at() {
+        let mut reader = LogReader::default();
+        let mut s = skim();
+        let step = |i: usize| {
+            format!(
+                "[rank{}]: step {i} loss 1.2345 grad_norm 0.9 tokens/s 12\n",
+                i % 8
+            )
+        };
+        reader.line("training starts with eight ranks and a warm cache");
+        let mut read = 0;
+        while s.take(&mut reader, step(read).as_bytes()).is_none() {
+            reader.line(step(read).trim_end());
+            read += 1;
+            assert!(read < 10_000, "still reading every line");
+        }
+        // The first step line is a new stand-in; the 2,000 after it repeat it.
+        assert_eq!(read, 2_001);
+        // The stand-ins chosen are the two kinds of line the log has.
+        let report = reader.finish();
+        assert_eq!(report.error_lines.len(), 2, "{:?}", report.error_lines);
+    }
+
+    #[test]
     fn the_tail_is_the_last_lines() {
         let run = b"a\nb\nc\n";
         assert_eq!(tail_start(run, 2), 2);
