@@ -71,6 +71,8 @@ fn read_chunks(
 #[derive(Debug, Default)]
 pub struct LineSplitter {
     line: Vec<u8>,
+    /// Room for a line begun in an earlier chunk and ended in this one.
+    joined: Vec<u8>,
     cut: bool,
     read: Read,
 }
@@ -105,29 +107,43 @@ impl LineSplitter {
     pub fn push_into(&mut self, chunk: &[u8], reader: &mut LogReader, skim: &mut Skim) {
         self.read.bytes += chunk.len() as u64;
         let whole = memchr::memrchr(b'\n', chunk).map_or(0, |i| i + 1);
-        let (run, rest) = chunk.split_at(whole);
-        if !run.is_empty() {
-            // A line begun in an earlier chunk is the run's first (unless it is already cut).
-            let joined;
-            let run = if self.line.is_empty() || self.cut {
-                run
+        let (mut run, rest) = chunk.split_at(whole);
+        if !run.is_empty() && (!self.line.is_empty() || self.cut) {
+            // A line begun in an earlier chunk ends in this one: it is offered alone, joined
+            // in a buffer kept for the next time, and the rest of the run as it is, uncopied.
+            let end = memchr::memchr(b'\n', run).map_or(run.len(), |i| i + 1);
+            let first;
+            (first, run) = run.split_at(end);
+            if self.cut || self.line.len() + first.len() > MAX_LINE_BYTES {
+                let each = &mut |line: &str| reader.line(line);
+                release(skim, each);
+                self.split(first, each);
             } else {
-                joined = [std::mem::take(&mut self.line).as_slice(), run].concat();
-                &joined[..]
-            };
-            let taken = (self.line.is_empty() && !self.cut)
-                .then(|| skim.take(reader, run))
-                .flatten();
-            match taken {
-                Some(lines) => self.read.lines += lines as u64,
-                None => {
-                    let each = &mut |line: &str| reader.line(line);
-                    release(skim, each);
-                    self.split(run, each);
-                }
+                let mut joined = std::mem::take(&mut self.joined);
+                joined.clear();
+                joined.extend_from_slice(&self.line);
+                joined.extend_from_slice(first);
+                self.line.clear();
+                self.offer(&joined, reader, skim);
+                self.joined = joined;
             }
         }
+        if !run.is_empty() {
+            self.offer(run, reader, skim);
+        }
         self.split(rest, &mut |line: &str| reader.line(line));
+    }
+
+    /// Offers `run`, whole lines, to `skim`, or reads it if the skim does not take it.
+    fn offer(&mut self, run: &[u8], reader: &mut LogReader, skim: &mut Skim) {
+        match skim.take(reader, run) {
+            Some(lines) => self.read.lines += lines as u64,
+            None => {
+                let each = &mut |line: &str| reader.line(line);
+                release(skim, each);
+                self.split(run, each);
+            }
+        }
     }
 
     /// As [`LineSplitter::finish`], into `reader`, after the lines `skim` held back.
