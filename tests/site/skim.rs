@@ -133,3 +133,17 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 ha
     }
     assert_eq!(cli["lines_read"], 49_505, "{cli:#}");
 }
+
+/// The words skimming looks for, with the project's cues among them, fit in the grams that
+/// two Teddy searchers take (on a machine Teddy is built for): more would fall back to a DFA
+/// several times slower, and `errata run` would cost a job more.
+#[test]
+fn the_words_of_the_projects_cues_fit_in_teddys_grams() {
+    let searcher = searcher();
+    let skim = errata_search::log::Skim::new(&LogReader::watching(searcher.cues().0));
+    let (grams, teddy) = skim.grams();
+    assert!(grams <= 128, "{grams} grams");
+    if cfg!(target_arch = "x86_64") && std::is_x86_feature_detected!("avx2") {
+        assert!(teddy, "{grams} grams, and Teddy was not built");
+    }
+}

@@ -17,6 +17,7 @@ mod reader;
 pub mod skim;
 #[cfg(test)]
 mod tests;
+mod words;
 
 use serde::Serialize;
 

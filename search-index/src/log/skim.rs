@@ -10,22 +10,22 @@
 //! job's step lines are such runs: skimming is what lets `errata run` keep up with a job that
 //! prints 50 MB/s, and `errata diagnose` read a gigabyte in seconds.
 //!
-//! The words are a superset: a run that holds one is read line by line, as if there were no
+//! The words are looked for all at once, by short pieces of them and SIMD ([`Words`]), and
+//! they are a superset: a run that holds one is read line by line, as if there were no
 //! skimming. What skimming can change is only the context of a rank that printed nothing in
 //! the last [`HELD_LINES`] lines before its error, and a word split by a colour code
 //! (`Err\x1b[0mor`, or `\x1b[31mE1203` for a level), which the reader would join.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Input, MatchKind};
-
 use super::classify::{ERROR_MARKERS, EXCEPTION_ENDINGS};
 use super::reader::LogReader;
+use super::words::Words;
 
 /// The lines of a skimmed run kept to be read if an error follows.
 pub const HELD_LINES: usize = 256;
 
 /// Words that can make a line more than a plain one, besides the markers of `classify` and
 /// the endings of an exception's name.
-const WORDS: [&str; 12] = [
+const WORDS: [&str; 11] = [
     "traceback",
     "warning",
     "critical",
@@ -38,8 +38,6 @@ const WORDS: [&str; 12] = [
     "non-releasable memory",
     "size': ",
     "'state': ",
-    // The line reader drops NUL bytes, joining what was on either side.
-    "\0",
 ];
 
 /// Words that count only as whole words (`loss=nan`, not `nano`; `inf`, not `info`).
@@ -54,9 +52,7 @@ const AFTER_LEVEL: &[u8] = b"\n\r \t\x0b\x0c[]:|-0123456789";
 /// Watches runs of whole lines for the words that make them worth reading.
 #[derive(Debug, Clone)]
 pub struct Skim {
-    words: AhoCorasick,
-    /// How many of the patterns are plain words; the rest are whole words.
-    plain: usize,
+    words: Words,
     held: Vec<u8>,
     held_lines: usize,
 }
@@ -82,19 +78,9 @@ impl Skim {
                     .to_owned();
             }
         }
-        plain.sort();
-        plain.dedup();
-        plain.retain(|w| !w.is_empty());
-        let count = plain.len();
-        let words = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(plain.iter().map(String::as_str).chain(WHOLE_WORDS))
-            .expect("a few hundred short patterns");
+        let words = Words::new(plain.iter().map(String::as_str), WHOLE_WORDS);
         Skim {
             words,
-            plain: count,
             held: Vec::new(),
             held_lines: 0,
         }
@@ -136,21 +122,16 @@ impl Skim {
         std::mem::take(&mut self.held)
     }
 
-    /// Whether no line of `run` holds a word that could make it more than a plain line.
-    fn quiet(&self, run: &[u8]) -> bool {
-        if has_level_letter(run) {
-            return false;
-        }
-        // Leftmost-longest: past a word that is not whole, no pattern begins at or before
-        // its start, so the search goes on from the next byte.
-        let mut from = 0;
-        while let Some(m) = self.words.find(Input::new(run).span(from..run.len())) {
-            if m.pattern().as_usize() < self.plain || is_whole_word(run, m.start(), m.end()) {
-                return false;
-            }
-            from = m.start() + 1;
-        }
-        true
+    /// Whether no line of `run` holds a word that could make it more than a plain line. A
+    /// NUL counts as one: the line reader drops it, joining what was on either side.
+    fn quiet(&mut self, run: &[u8]) -> bool {
+        !has_level_letter(run) && memchr::memchr(0, run).is_none() && !self.words.found_in(run)
+    }
+
+    /// How many grams the words are looked for by, and whether with Teddy (see
+    /// [`Words`]); for tests and benchmarks.
+    pub fn grams(&self) -> (usize, bool) {
+        self.words.grams()
     }
 }
 
@@ -162,14 +143,6 @@ fn has_level_letter(run: &[u8]) -> bool {
         before.is_none_or(|b| BEFORE_LEVEL.contains(&b))
             && run.get(i + 1).is_none_or(|a| AFTER_LEVEL.contains(a))
     })
-}
-
-/// Whether the bytes around `start..end` are not ASCII letters or digits.
-fn is_whole_word(text: &[u8], start: usize, end: usize) -> bool {
-    // Any byte of a non-ASCII character may be the punctuation the reader takes for a
-    // boundary (`loss：nan`), so it counts as one: the check errs on the side of reading.
-    let boundary = |b: Option<&u8>| b.is_none_or(|b| !b.is_ascii_alphanumeric());
-    boundary(start.checked_sub(1).and_then(|i| text.get(i))) && boundary(text.get(end))
 }
 
 /// Where the last `lines` lines of `run` (whole lines) begin.
@@ -190,7 +163,7 @@ mod tests {
 
     #[test]
     fn step_lines_are_quiet_and_errors_are_not() {
-        let s = skim();
+        let mut s = skim();
         assert!(s.quiet(b"[rank3]: step 120 loss 1.2345 lr 3e-4 grad_norm 0.91\n"));
         assert!(s.quiet(b"2024-05-01 10:00:00 INFO trainer: epoch 2, information kept\n"));
         for line in [
@@ -232,7 +205,7 @@ mod tests {
 
     #[test]
     fn whole_words_next_to_other_characters_are_found() {
-        let s = skim();
+        let mut s = skim();
         for line in [
             "loss：nan\n",
             "loss=nan…\n",
