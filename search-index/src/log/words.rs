@@ -164,28 +164,31 @@ impl Finder {
     fn any(&self, haystack: &[u8], mut found: impl FnMut(usize) -> bool) -> bool {
         let span = |from: usize| aho_corasick::Span::from(from..haystack.len());
         match self {
-            Finder::Teddy(searchers) => searchers.iter().any(|s| {
-                let mut from = 0;
-                while let Some(m) = s.find_in(haystack, span(from)) {
-                    if found(m.start()) {
-                        return true;
-                    }
-                    from = m.start() + 1;
-                }
-                false
-            }),
-            Finder::Dfa(ac) => {
-                let mut from = 0;
-                while let Some(m) = ac.find(Input::new(haystack).span(span(from))) {
-                    if found(m.start()) {
-                        return true;
-                    }
-                    from = m.start() + 1;
-                }
-                false
-            }
+            Finder::Teddy(searchers) => searchers
+                .iter()
+                .any(|s| each_start(|from| s.find_in(haystack, span(from)), &mut found)),
+            Finder::Dfa(ac) => each_start(
+                |from| ac.find(Input::new(haystack).span(span(from))),
+                &mut found,
+            ),
         }
     }
+}
+
+/// Whether `found` says yes at one of the places `next` (the first match at or after a
+/// place) gives, each looked at from the byte after the last one's start.
+fn each_start(
+    mut next: impl FnMut(usize) -> Option<aho_corasick::Match>,
+    found: &mut impl FnMut(usize) -> bool,
+) -> bool {
+    let mut from = 0;
+    while let Some(m) = next(from) {
+        if found(m.start()) {
+            return true;
+        }
+        from = m.start() + 1;
+    }
+    false
 }
 
 /// Grams such that every word holds one. Each time, of the grams not in a training job's
