@@ -8,6 +8,8 @@
 //! be allocated ends in two equal large dimensions (TensorFlow's `shape[16,20000,20000]`), the
 //! sequence-by-sequence scores whose memory grows with the square of the length.
 
+use super::oom::is_oom_message;
+
 /// Lines of the traceback's end read: the last two frames and their source lines.
 const INNERMOST_LINES: usize = 4;
 /// The smallest sequence length whose square scores are taken as the cause.
@@ -15,8 +17,7 @@ const LONG_SEQUENCE: u64 = 2048;
 
 /// The sentence that says the allocation was attention's, if it was.
 pub fn in_attention(line_number: usize, text: &str, context: &str) -> Option<String> {
-    let lower = text.to_ascii_lowercase();
-    if !(lower.contains("out of memory") || lower.contains("oom when allocating")) {
+    if !is_oom_message(text) {
         return None;
     }
     if let Some(length) = square_shape(text) {

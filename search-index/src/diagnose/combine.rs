@@ -261,10 +261,7 @@ fn fragmentation(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> Option<Fra
         .filter_map(|l| OomNumbers::of(&l.text))
         .collect::<Vec<_>>();
     oom.iter().find_map(OomNumbers::fragmentation).or_else(|| {
-        let named = lines.iter().any(|l| {
-            let lower = l.text.to_ascii_lowercase();
-            lower.contains("out of memory") || lower.contains("oom when allocating")
-        });
+        let named = lines.iter().any(|l| oom::is_oom_message(&l.text));
         let requested = oom.iter().find_map(|n| n.requested);
         memory
             .filter(|_| named)

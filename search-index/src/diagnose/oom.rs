@@ -37,13 +37,19 @@ pub enum Fragmentation {
     RuledOut(String),
 }
 
+/// Whether `line` is an out-of-memory message, in any of the wordings above.
+pub fn is_oom_message(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    lower.contains("out of memory") || lower.contains("oom when allocating")
+}
+
 impl OomNumbers {
     /// The numbers of `line`, when it is an out-of-memory message that states a request.
     pub fn of(line: &str) -> Option<OomNumbers> {
-        let lower = line.to_ascii_lowercase();
-        if !(lower.contains("out of memory") || lower.contains("oom when allocating")) {
+        if !is_oom_message(line) {
             return None;
         }
+        let lower = line.to_ascii_lowercase();
         let n = OomNumbers {
             requested: size_after(&lower, "tried to allocate")
                 .or_else(|| size_after(&lower, "trying to allocate")),

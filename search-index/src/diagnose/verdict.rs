@@ -7,6 +7,7 @@
 //! Anything weaker is "possible": candidates, no claim. A log where nothing points at an entry
 //! gets "no entry explains this log", with the error line that was found.
 
+use super::oom::is_oom_message;
 use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
 use crate::log::cues::CueKind;
 use crate::log::{LineKind, LogReport};
@@ -19,6 +20,18 @@ const MIN_CONTEXT_COVERAGE: f32 = 0.8;
 const MIN_DEFINING: f32 = 0.75;
 /// Another entry whose signature the same line covers to within this much matches it as well.
 const SAME_MATCH: f32 = 0.05;
+
+/// Why the best entry falls short of a diagnosis, for the sentence that says so.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Short {
+    /// No line of its covers enough of a signature, with its defining words.
+    Weak,
+    /// Its best line matches other entries as well, and nothing else tells them apart.
+    Rivals,
+    /// Its best line is an out-of-memory message, which has several causes, and nothing else
+    /// says which.
+    OomCauses,
+}
 
 pub(super) fn decide(
     report: &LogReport,
@@ -34,14 +47,15 @@ pub(super) fn decide(
         .filter(|l| l.kind == LineKind::Warning)
         .map(|l| l.line)
         .collect();
-    let outcome = match entries.first() {
+    let named =
+        (entries.first()).map(|top| names_the_failure(top, &entries[1..], only_context, &warnings));
+    let outcome = match named {
         None => Outcome::None,
-        Some(top) if names_the_failure(top, &entries[1..], only_context, &warnings) => {
-            Outcome::Diagnosis
-        }
-        Some(_) if only_context && entries.iter().all(|e| e.cues.is_empty()) => Outcome::None,
-        Some(_) => Outcome::Possible,
+        Some(Ok(())) => Outcome::Diagnosis,
+        Some(Err(_)) if only_context && entries.iter().all(|e| e.cues.is_empty()) => Outcome::None,
+        Some(Err(_)) => Outcome::Possible,
     };
+    let short = named.and_then(Result::err).unwrap_or(Short::Weak);
     if outcome == Outcome::None {
         entries.clear();
     }
@@ -54,7 +68,7 @@ pub(super) fn decide(
         report,
         &entries,
         first_failure.as_ref(),
-        outcome,
+        (outcome, short),
         error_lines,
     );
     Diagnosis {
@@ -69,15 +83,15 @@ pub(super) fn decide(
     }
 }
 
-/// Whether the entry's evidence is enough to name the failure. When another candidate matches
-/// the same line as well (one message, several causes: a CUDA OOM), the message alone cannot
-/// tell them apart, and only a cue or a finding for the entry can.
+/// Whether the entry's evidence is enough to name the failure, else why not. When another
+/// candidate matches the same line as well (one message, several causes: a CUDA OOM), the
+/// message alone cannot tell them apart, and only a cue or a finding for the entry can.
 fn names_the_failure(
     entry: &DiagnosedEntry,
     others: &[DiagnosedEntry],
     only_context: bool,
     warnings: &[usize],
-) -> bool {
+) -> Result<(), Short> {
     let threshold = if only_context {
         MIN_CONTEXT_COVERAGE
     } else {
@@ -98,27 +112,33 @@ fn names_the_failure(
             && e.coverage >= threshold
             && e.defining >= MIN_DEFINING
     };
-    let Some(best) = entry
-        .evidence
-        .iter()
-        .filter(decisive)
-        .max_by(|a, b| a.coverage.total_cmp(&b.coverage))
-    else {
-        return false;
+    // Of lines covered as well, the one that weighs most: the exception, not a warning that
+    // echoes it.
+    let Some(best) = entry.evidence.iter().filter(decisive).max_by(|a, b| {
+        (a.coverage.total_cmp(&b.coverage)).then_with(|| a.score.total_cmp(&b.score))
+    }) else {
+        return Err(Short::Weak);
     };
     if entry.ruled_out {
-        return false;
+        return Err(Short::Weak);
     }
+    // An out-of-memory message has several causes: every other entry whose signature, defining
+    // words and all, it matches is a rival, however little of that signature the line covers.
+    let oom = is_oom_message(&best.text);
     let shared = others.iter().any(|o| {
         !o.ruled_out
             && o.evidence.iter().any(|e| {
                 e.line == best.line
-                    && e.coverage + SAME_MATCH >= best.coverage
+                    && (oom || e.coverage + SAME_MATCH >= best.coverage)
                     && e.defining >= MIN_DEFINING
             })
     });
     let separated = !entry.cues.is_empty() || found;
-    !shared || separated
+    match (shared && !separated, oom) {
+        (false, _) => Ok(()),
+        (true, true) => Err(Short::OomCauses),
+        (true, false) => Err(Short::Rivals),
+    }
 }
 
 /// One sentence for people.
@@ -126,7 +146,7 @@ fn message(
     report: &LogReport,
     entries: &[DiagnosedEntry],
     first_failure: Option<&LogRef>,
-    outcome: Outcome,
+    (outcome, short): (Outcome, Short),
     error_lines: usize,
 ) -> String {
     let at = |f: &LogRef| {
@@ -147,14 +167,32 @@ fn message(
             None => format!("Likely {}.", entries[0].title),
         },
         Outcome::Possible => {
-            let names: Vec<&str> = entries.iter().take(3).map(|e| e.title.as_str()).collect();
+            // An entry a finding ruled out is listed below with the reason, not named here.
+            let open: Vec<&DiagnosedEntry> = entries.iter().filter(|e| !e.ruled_out).collect();
+            let names: Vec<&str> = (if open.is_empty() {
+                entries.iter().collect()
+            } else {
+                open
+            })
+            .into_iter()
+            .take(3)
+            .map(|e| e.title.as_str())
+            .collect();
             let first = first_failure
                 .map(|f| format!(" (first failing {})", at(f)))
                 .unwrap_or_default();
-            format!(
-                "Possibly {}{first}: something in the log points there, but not closely enough to name the failure.",
-                names.join(", or ")
-            )
+            let why = match short {
+                Short::Weak => {
+                    "something in the log points there, but not closely enough to name the failure"
+                }
+                Short::Rivals => {
+                    "the failing line matches each of them, and nothing else in the log tells them apart"
+                }
+                Short::OomCauses => {
+                    "an out-of-memory error has several causes, and nothing else in the log says which"
+                }
+            };
+            format!("Possibly {}{first}: {why}.", names.join(", or "))
         }
         Outcome::None => match first_failure {
             Some(f) => format!(
