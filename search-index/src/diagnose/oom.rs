@@ -3,13 +3,15 @@
 //! Takes an error line; yields the sizes it states, in bytes: the request, the device's
 //! capacity and free memory, what is allocated, reserved, and reserved but unallocated, in the
 //! wordings of PyTorch 1.x (`(GPU 0; 15.78 GiB total capacity; 12.68 GiB already allocated;
-//! 718.75 MiB free; 13.63 GiB reserved in total by PyTorch)`), PyTorch 2.x (`GPU 0 has a total
-//! capacity of ... of which ... is free. ... Of the allocated memory ... is allocated by
-//! PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out of memory
-//! trying to allocate`) and XLA (`Out of memory while trying to allocate N bytes`). From them,
-//! whether allocator fragmentation can explain the failure: only when the memory reserved but
-//! unallocated could have held the request. A memory summary or snapshot printed beside
-//! the OOM ([`dump_fragmentation`]) answers the same question when the message cannot.
+//! 718.75 MiB free; 13.63 GiB reserved in total by PyTorch)`; before 1.5, `...; 4.36 GiB free;
+//! 6.80 GiB cached)`, where *cached* is the memory reserved but unallocated), PyTorch 2.x (`GPU
+//! 0 has a total capacity of ... of which ... is free. ... Of the allocated memory ... is
+//! allocated by PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out
+//! of memory trying to allocate`) and XLA (`Out of memory while trying to allocate N bytes`).
+//! From them, whether allocator fragmentation can explain the failure: only when the memory
+//! reserved but unallocated, with what the device still has free, could have held the request.
+//! A memory summary or snapshot printed beside the OOM ([`dump_fragmentation`]) answers the
+//! same question when the message cannot.
 
 use crate::log::memory::MemoryDump;
 
@@ -59,7 +61,8 @@ impl OomNumbers {
             allocated: size_before(&lower, "is allocated by pytorch")
                 .or_else(|| size_before(&lower, "already allocated")),
             reserved: size_before(&lower, "reserved in total by pytorch"),
-            reserved_unallocated: size_before(&lower, "is reserved by pytorch but unallocated"),
+            reserved_unallocated: size_before(&lower, "is reserved by pytorch but unallocated")
+                .or_else(|| size_before(&lower, "cached)")),
         };
         n.requested.is_some().then_some(n)
     }
@@ -73,17 +76,24 @@ impl OomNumbers {
     }
 
     /// Whether fragmentation can explain this OOM; `None` when the message does not say
-    /// enough. It can when the memory reserved but unallocated could have held the request
-    /// and is a real part of what the allocator holds ([`FRAGMENTED_SHARE`]); a sliver of
-    /// slack beside memory nearly all allocated to tensors is not what ran the device out.
+    /// enough. The allocator raises an OOM after it has given back the cached segments it could;
+    /// what it still holds unallocated sits in pieces beside live blocks. Fragmentation can
+    /// explain the failure when those pieces, with what the device still has free, could have
+    /// held the request, and when they are a real part of what the allocator holds
+    /// ([`FRAGMENTED_SHARE`]): a sliver of slack beside memory nearly all allocated to tensors is
+    /// not what ran the device out.
     pub fn fragmentation(&self) -> Option<Fragmentation> {
         let (requested, unallocated) = (self.requested?, self.unallocated()?);
-        let said = format!(
+        let free = self.free.unwrap_or(0.0);
+        let mut said = format!(
             "{} requested, {} reserved but unallocated",
             human(requested),
             human(unallocated)
         );
-        if unallocated < requested {
+        if let Some(free) = self.free {
+            said.push_str(&format!(" ({} free on the device)", human(free)));
+        }
+        if unallocated + free < requested {
             return Some(Fragmentation::RuledOut(format!(
                 "{said}: fragmentation cannot explain this"
             )));
@@ -91,7 +101,7 @@ impl OomNumbers {
         let held = unallocated + self.allocated.unwrap_or(0.0);
         if unallocated < FRAGMENTED_SHARE * held {
             return Some(Fragmentation::RuledOut(format!(
-                "{said} of {} the allocator holds: nearly all of it is in use by tensors, so fragmentation is not what ran out the memory",
+                "{said}, of {} the allocator holds: nearly all of it is in use by tensors, so fragmentation is not what ran out the memory",
                 human(held)
             )));
         }
@@ -198,7 +208,7 @@ mod tests {
         match n.fragmentation() {
             Some(Fragmentation::RuledOut(why)) => assert_eq!(
                 why,
-                "1.96 GiB requested, 206 MiB reserved but unallocated: fragmentation cannot explain this"
+                "1.96 GiB requested, 206 MiB reserved but unallocated (1.10 GiB free on the device): fragmentation cannot explain this"
             ),
             other => panic!("{other:?}"),
         }
@@ -216,6 +226,45 @@ mod tests {
             n.fragmentation(),
             Some(Fragmentation::Possible(_))
         ));
+    }
+
+    /// Before 1.5, PyTorch named the memory reserved but unallocated *cached*.
+    #[test]
+    fn reads_the_cached_wording_of_pytorch_before_1_5() {
+        let line = "RuntimeError: CUDA out of memory. Tried to allocate 3.52 GiB (GPU 0; 10.92 GiB total capacity; 512.40 MiB already allocated; 2.10 GiB free; 5.60 GiB cached)";
+        let n = OomNumbers::of(line).unwrap();
+        assert_eq!(n.reserved_unallocated, Some(5.60 * GIB));
+        assert_eq!(n.free, Some(2.10 * GIB));
+        assert!(matches!(
+            n.fragmentation(),
+            Some(Fragmentation::Possible(_))
+        ));
+    }
+
+    /// The pieces and the device's free memory together: neither alone holds the request, both
+    /// do, so fragmentation can explain it; without the device's share they could not.
+    #[test]
+    fn the_devices_free_memory_counts_with_the_pieces() {
+        let line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 79.18 GiB of which 1.08 GiB is free. Of the allocated memory 74.02 GiB is allocated by PyTorch, and 1.83 GiB is reserved by PyTorch but unallocated.";
+        let mut n = OomNumbers::of(line).unwrap();
+        assert_eq!(n.free, Some(1.08 * GIB));
+        // 1.83 GiB is 2.4 % of what the allocator holds: too little to be what ran out.
+        assert!(matches!(
+            n.fragmentation(),
+            Some(Fragmentation::RuledOut(_))
+        ));
+        n.allocated = Some(12.0 * GIB);
+        assert!(matches!(
+            n.fragmentation(),
+            Some(Fragmentation::Possible(_))
+        ));
+        n.free = Some(0.05 * GIB);
+        match n.fragmentation() {
+            Some(Fragmentation::RuledOut(why)) => {
+                assert!(why.ends_with("fragmentation cannot explain this"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

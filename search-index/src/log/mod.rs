@@ -21,7 +21,7 @@ mod words;
 
 use serde::Serialize;
 
-pub use classify::{classify, is_collateral};
+pub use classify::{classify, is_collateral, is_launcher_summary};
 pub use clean::{clean_line, strip_ansi, CleanLine};
 pub use reader::{LogReader, MAX_ERROR_LINES};
 pub use skim::Skim;
@@ -57,6 +57,22 @@ pub struct ErrorLine {
     /// which say where it was raised.
     #[serde(skip)]
     pub context: String,
+    /// For an exception line: the plain lines right after it, at most
+    /// [`reader::CONTINUED_LINES`], which are the rest of its message when a paste wrapped it
+    /// (`Tried to allocate 7.31 GiB` then `(GPU 0; 11.92 GiB total capacity; ...)`).
+    #[serde(skip)]
+    pub continued: String,
+}
+
+impl ErrorLine {
+    /// The line with the lines that may continue its message, for reading numbers from.
+    pub fn with_continuation(&self) -> std::borrow::Cow<'_, str> {
+        if self.continued.is_empty() {
+            std::borrow::Cow::Borrowed(&self.text)
+        } else {
+            std::borrow::Cow::Owned(format!("{} {}", self.text, self.continued))
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

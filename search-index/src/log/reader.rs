@@ -32,6 +32,8 @@ const MAX_CONTEXT_REPEATS: usize = 2_000;
 pub const MAX_RANKS: usize = 16_384;
 /// Lines before an exception kept as its context.
 const CONTEXT_BEFORE: usize = 8;
+/// Plain lines after an exception kept as the possible rest of its message.
+pub const CONTINUED_LINES: usize = 3;
 
 /// Reads a log a physical line at a time.
 #[derive(Debug, Default, Clone)]
@@ -75,6 +77,9 @@ struct RankState {
     /// An exception line with nothing after its colon, whose message is on the next line
     /// (`RuntimeError:` then an indented paragraph), with its kind and line number.
     awaiting: Option<(CleanLine, LineKind, usize)>,
+    /// The exception line just read (its place among the folded lines) and how many of the
+    /// plain lines that follow may still continue its message.
+    continuing: Option<(usize, usize)>,
 }
 
 /// What starts a Python traceback.
@@ -154,6 +159,7 @@ impl<'c> LogReader<'c> {
                 }
             }
             state.in_traceback = true;
+            state.continuing = None;
             state.traceback_indent = line.indent;
             state.recent.clear();
             return;
@@ -239,7 +245,16 @@ impl<'c> LogReader<'c> {
     /// A line that carries no error: the context of what follows, and a stand-in while the
     /// log has shown no error line.
     fn plain(&mut self, line: CleanLine, number: usize) {
-        let before = &mut self.ranks.entry(line.rank).or_default().recent;
+        let state = self.ranks.entry(line.rank).or_default();
+        if let Some((at, left)) = state.continuing.take() {
+            let continued = &mut self.folded[at].continued;
+            if !continued.is_empty() {
+                continued.push(' ');
+            }
+            continued.push_str(&line.text);
+            state.continuing = (left > 1).then_some((at, left - 1));
+        }
+        let before = &mut state.recent;
         if before.len() == CONTEXT_BEFORE {
             before.pop_front();
         }
@@ -260,12 +275,14 @@ impl<'c> LogReader<'c> {
                 count: 1,
                 collateral: false,
                 context: String::new(),
+                continued: String::new(),
             });
         }
     }
 
     /// A line that carries an error: folded into an earlier one with the same terms, or kept.
     fn error(&mut self, line: CleanLine, kind: LineKind, number: usize) {
+        self.ranks.entry(line.rank).or_default().continuing = None;
         let collateral = self.first_error_seen && is_collateral(&line.text);
         let key = fold_key(&line.text);
         if key.is_empty() {
@@ -289,7 +306,11 @@ impl<'c> LogReader<'c> {
             return;
         }
         self.by_key.insert(key, self.folded.len());
-        let before = &mut self.ranks.entry(line.rank).or_default().recent;
+        let state = self.ranks.entry(line.rank).or_default();
+        if kind == LineKind::Exception {
+            state.continuing = Some((self.folded.len(), CONTINUED_LINES));
+        }
+        let before = &mut state.recent;
         let context = if kind == LineKind::Exception {
             before
                 .iter()
@@ -313,6 +334,7 @@ impl<'c> LogReader<'c> {
             count: 1,
             collateral,
             context,
+            continued: String::new(),
         });
     }
 
@@ -323,10 +345,12 @@ impl<'c> LogReader<'c> {
     pub fn settled(&self) -> bool {
         self.stand_ins_chosen()
             && self.memory.settled()
-            && self
-                .ranks
-                .values()
-                .all(|r| !r.in_traceback && r.awaiting.is_none() && r.pending.is_none())
+            && self.ranks.values().all(|r| {
+                !r.in_traceback
+                    && r.awaiting.is_none()
+                    && r.pending.is_none()
+                    && r.continuing.is_none()
+            })
     }
 
     /// Whether plain lines are no longer looked at as stand-ins: the log has shown an error,
@@ -416,6 +440,7 @@ fn ipython_header(line: &CleanLine, at: usize, number: usize) -> Option<ErrorLin
         count: 1,
         collateral: false,
         context: String::new(),
+        continued: String::new(),
     })
 }
 

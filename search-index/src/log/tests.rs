@@ -430,3 +430,35 @@ fn memory_stays_bounded_with_endless_headers_and_ranks() {
         reader.errors_found()
     );
 }
+
+/// The plain lines right after an exception line are kept apart as its possible continuation,
+/// at most three and only of its own rank; the line itself is unchanged.
+#[test]
+fn the_lines_after_an_exception_may_continue_its_message() {
+    let report = read_log(
+        "RuntimeError: CUDA out of memory. Tried to allocate 7.31 GiB
+(GPU 0; 11.92 GiB total capacity; 307.86 MiB already allocated; 4.36 GiB free; 6.80 GiB cached)
+one
+two
+three
+",
+    );
+    let e = &report.error_lines[0];
+    assert_eq!(
+        e.text,
+        "RuntimeError: CUDA out of memory. Tried to allocate 7.31 GiB"
+    );
+    assert_eq!(
+        e.continued,
+        "(GPU 0; 11.92 GiB total capacity; 307.86 MiB already allocated; 4.36 GiB free; 6.80 GiB cached) one two"
+    );
+    assert!(e.with_continuation().ends_with("cached) one two"));
+    // Another rank's line, or an error line, is not a continuation.
+    let report = read_log(
+        "[rank0]: ValueError: bad value
+[rank1]: step 10 loss 2.0
+[rank0]: RuntimeError: another
+",
+    );
+    assert_eq!(report.error_lines[0].continued, "");
+}
