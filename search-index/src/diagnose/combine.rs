@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use super::attention;
 use super::oom::{self, Fragmentation, OomNumbers};
+use super::signal;
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
@@ -258,7 +259,8 @@ fn fragmentation(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> Option<Fra
     let oom = lines
         .iter()
         .filter(|l| !l.collateral)
-        .filter_map(|l| OomNumbers::of(&l.text))
+        .filter(|l| oom::is_oom_message(&l.text))
+        .filter_map(|l| OomNumbers::of(&l.with_continuation()))
         .collect::<Vec<_>>();
     oom.iter().find_map(OomNumbers::fragmentation).or_else(|| {
         let named = lines.iter().any(|l| oom::is_oom_message(&l.text));
@@ -274,22 +276,14 @@ fn oom_in_attention(lines: &[ErrorLine]) -> Option<String> {
     lines
         .iter()
         .filter(|l| !l.collateral)
-        .find_map(|l| attention::in_attention(l.line, &l.text, &l.context))
+        .find_map(|l| attention::in_attention(l.line, &l.with_continuation(), &l.context))
 }
 
 /// A process killed with SIGKILL before any Python exception was printed, in words.
 fn killed_before_any_error(lines: &[ErrorLine]) -> Option<String> {
-    const KILLS: [&str; 5] = [
-        "exitcode: -9",
-        "exitcode : -9",
-        "Signals.SIGKILL",
-        "(SIGKILL)",
-        "return code = -9",
-    ];
-    let kill = lines.iter().position(|l| {
-        (l.text == "Killed" || KILLS.iter().any(|k| l.text.contains(k)))
-            && !l.text.contains("DataLoader")
-    })?;
+    let kill = lines
+        .iter()
+        .position(|l| signal::killed_by_sigkill(&l.text))?;
     let python_error_first = lines[..kill]
         .iter()
         .any(|l| l.kind == LineKind::Exception && !l.collateral);

@@ -9,6 +9,7 @@
 mod attention;
 mod combine;
 pub mod oom;
+mod signal;
 mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
@@ -16,11 +17,11 @@ mod verdict;
 pub const FINDINGS: [(&str, &str); 3] = [
     (
         "oom-fragmentation",
-        "the out-of-memory message's numbers: whether the memory reserved but unallocated could have served the request",
+        "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
     ),
     (
         "host-oom-kill",
-        "a process killed with SIGKILL (exit code -9, a bare `Killed`) before any Python error: the mark of the operating system's out-of-memory killer",
+        "a process killed with SIGKILL (exit code -9 or 137, `Signals.SIGKILL`, `OOMKilled`, a bare `Killed`) before any Python error: the mark of the operating system's out-of-memory killer",
     ),
     (
         "oom-attention",

@@ -23,7 +23,7 @@ pub fn is_frame(text: &str) -> bool {
 }
 
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line.
-pub const ERROR_MARKERS: [&str; 38] = [
+pub const ERROR_MARKERS: [&str; 43] = [
     "Error:",
     "Error(",
     "Exception:",
@@ -42,6 +42,11 @@ pub const ERROR_MARKERS: [&str; 38] = [
     "exitcode : -9",
     "SIGKILL",
     "Signal 9",
+    "OOMKilled",
+    "exit code -9",
+    "exit code 137",
+    "exit status 137",
+    "return code = -9",
     "Segmentation fault",
     "core dumped",
     "Bus error",
@@ -177,15 +182,27 @@ pub fn is_warning_class(text: &str) -> bool {
     head.ends_with("Warning")
 }
 
-/// Errors that follow from an earlier one: launcher summaries, aborts, other ranks' timeouts.
-pub fn is_collateral(text: &str) -> bool {
-    const MARKERS: [&str; 19] = [
+/// A launcher's report that a child process failed (torchrun's `ChildFailedError` and
+/// `failed (exitcode: 1)`, DeepSpeed's `exits with return code`, srun's `error:` lines): a
+/// consequence of the child's own error, even where the log does not show that error.
+pub fn is_launcher_summary(text: &str) -> bool {
+    const MARKERS: [&str; 9] = [
         "ChildFailedError",
         "Root Cause (first observed failure)",
         "failed (exitcode",
         "Sending process",
         "closing signal SIGTERM",
+        "elastic.multiprocessing",
+        "exits with return code",
+        "srun: error:",
         "SignalException",
+    ];
+    MARKERS.iter().any(|m| text.contains(m))
+}
+
+/// Errors that follow from an earlier one: launcher summaries, aborts, other ranks' timeouts.
+pub fn is_collateral(text: &str) -> bool {
+    const MARKERS: [&str; 10] = [
         "Some NCCL operations have failed or timed out",
         "To avoid data inconsistency",
         "NCCL communicator was aborted",
@@ -193,12 +210,9 @@ pub fn is_collateral(text: &str) -> bool {
         "ProcessGroupNCCL's watchdog",
         "Received SIGTERM",
         "process group has been destroyed",
-        "elastic.multiprocessing",
         "The server socket has failed to listen",
         "terminate called after throwing",
-        "exits with return code",
-        "srun: error:",
         "slurmstepd: error:",
     ];
-    MARKERS.iter().any(|m| text.contains(m))
+    is_launcher_summary(text) || MARKERS.iter().any(|m| text.contains(m))
 }
