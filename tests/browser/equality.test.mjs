@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { setupSuite, openPage, engineReady, cliSearch, cliDiagnose, writeTemp } from './harness.mjs';
-import { multiRankOomLog, nanLossLog, healthyLog } from './logs.mjs';
+import { multiRankOomLog, nanLossLog, healthyLog, EVIDENCE_LOGS } from './logs.mjs';
 
 const env = setupSuite();
 
@@ -94,6 +94,20 @@ test('diagnose(text) in the page deep-equals `errata diagnose --json`', { timeou
     assert.ok(outcomes.includes(cli.json.outcome), `${what} log: outcome ${cli.json.outcome}`);
     assert.equal(cli.json.diagnosed, cli.json.outcome === 'diagnosis', `${what} log: diagnosed`);
     assert.equal(cli.status, cli.json.diagnosed ? 0 : 1, `${what} log: exit code`);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('each kind of evidence diagnoses the same in the page and with the CLI', { timeout: 90000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  await page.goto(url('/'));
+  await engineReady(page);
+  for (const [what, text, outcome, slug] of EVIDENCE_LOGS) {
+    const cli = cliDiagnose(writeTemp(`${what.replace(/\W+/g, '-')}.log`, text));
+    const browser = await page.evaluate((x) => window.errataSearch.diagnose(x), text);
+    assertSame(browser, cli.json, what);
+    assert.equal(cli.json.outcome, outcome, `${what}: outcome`);
+    if (slug) assert.equal(cli.json.entries[0].slug, slug, `${what}: the first entry`);
   }
   assert.deepEqual(errors, []);
 });

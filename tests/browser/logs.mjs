@@ -116,3 +116,38 @@ export function hostileLog() {
   ];
   return { text: lines.join('\n') + '\n', lineCount: lines.length };
 }
+
+/**
+ * One short log for each kind of evidence the diagnosis reads beyond an error line's words,
+ * with the outcome and the first entry the engine gives: [name, text, outcome, first slug].
+ */
+export const EVIDENCE_LOGS = [
+  ['attention frames', [
+    'Traceback (most recent call last):',
+    '  File "/opt/venv/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py", line 640, in _prepare_decoder_attention_mask',
+    '    expanded_attn_mask = _expand_mask(attention_mask, inputs_embeds.dtype, tgt_len=input_shape[-1])',
+    'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB (GPU 0; 79.15 GiB total capacity; 61.02 GiB already allocated; 6.20 GiB free; 61.90 GiB reserved in total by PyTorch)',
+  ].join('\n'), 'diagnosis', 'activation-memory-quadratic-attention'],
+  ['OOM numbers rule fragmentation out', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.10 GiB is free. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 206.02 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.',
+    'possible', 'cuda-oom-batch-too-large'],
+  ['a wrapped OOM message in the old wording', [
+    'epoch 3 iter 1200 loss 1.024',
+    'RuntimeError: CUDA out of memory. Tried to allocate 5.12 GiB',
+    '(GPU 0; 11.92 GiB total capacity; 402.10 MiB already allocated; 2.85 GiB free; 6.20 GiB cached)',
+  ].join('\n'), 'possible', 'cuda-allocator-fragmentation'],
+  ['a kill by exit status', 'Starting training run 20260409 ...\nTraining failed with exit code -9', 'possible', 'cpu-ram-exhaustion'],
+  ['the CPU allocator', 'RuntimeError: DefaultCPUAllocator: can\'t allocate memory: you tried to allocate 8589934592 bytes. Error code 12 (Cannot allocate memory)', 'diagnosis', 'cpu-ram-exhaustion'],
+  ['a launcher summary alone', [
+    'ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 39886) of binary: /opt/venv/bin/python',
+    'torch.distributed.elastic.multiprocessing.errors.ChildFailedError:',
+    'Root Cause (first observed failure):',
+    '  exitcode  : 1 (pid: 39886)',
+  ].join('\n'), 'possible', 'elastic-child-failed-error'],
+  ['a warning before a crash it does not explain', [
+    '/opt/venv/lib/python3.11/site-packages/torch/serialization.py:1113: FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses the default pickle module implicitly.',
+    'Traceback (most recent call last):',
+    '  File "/work/run.py", line 12, in <module>',
+    '    state = torch.load(path, map_location="cpu")',
+    "FileNotFoundError: [Errno 2] No such file or directory: 'checkpoints/none.pt'",
+  ].join('\n'), 'possible', null],
+];

@@ -109,7 +109,7 @@ fn oom_numbers_decide_fragmentation() {
         assert!(frag.ruled_out);
         assert_eq!(
             frag.reasons,
-            ["1.96 GiB requested, 206 MiB reserved but unallocated: fragmentation cannot explain this"]
+            ["1.96 GiB requested, 206 MiB reserved but unallocated (1.10 GiB free on the device): fragmentation cannot explain this"]
         );
     }
     let large = small
@@ -387,4 +387,80 @@ RuntimeError: CUDA error: uncorrectable ECC error encountered
     let d = diagnosed(log);
     assert_eq!(top(&d), "gpu-hardware-fault-xid-ecc", "{d:#?}");
     assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}
+
+/// A paste that wrapped the OOM message: its numbers are on the next line, and still decide.
+/// PyTorch before 1.5 called the memory reserved but unallocated *cached*; with what the device
+/// had free it could have held the request, so fragmentation is a candidate.
+#[test]
+fn a_wrapped_oom_message_is_read_with_its_next_line() {
+    let log = "epoch 3 iter 1200 loss 1.024
+RuntimeError: CUDA out of memory. Tried to allocate 5.12 GiB
+(GPU 0; 11.92 GiB total capacity; 402.10 MiB already allocated; 2.85 GiB free; 6.20 GiB cached)
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "cuda-allocator-fragmentation", "{d:#?}");
+    assert_eq!(
+        d.entries[0].reasons,
+        ["5.12 GiB requested, 6.20 GiB reserved but unallocated (2.85 GiB free on the device): the allocator holds enough free memory for the request, but in pieces too small (fragmentation)"]
+    );
+}
+
+/// A warning names no failure when the run crashed with an exception the entry does not
+/// match: a `torch.load` FutureWarning before a FileNotFoundError is not a weights-only error.
+#[test]
+fn a_warning_does_not_name_a_crash_it_does_not_explain() {
+    let log = "/opt/venv/lib/python3.11/site-packages/torch/serialization.py:1113: FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses the default pickle module implicitly. It is possible to construct malicious pickle data which will execute arbitrary code during unpickling.
+  state = torch.load(path, map_location=\"cpu\")
+Traceback (most recent call last):
+  File \"/work/run.py\", line 12, in <module>
+    state = torch.load(path, map_location=\"cpu\")
+FileNotFoundError: [Errno 2] No such file or directory: 'checkpoints/none.pt'
+";
+    let d = diagnosed(log);
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    // The same warning alone, with no crash, still points at its entry.
+    let warning = log.lines().take(2).collect::<Vec<_>>().join("\n");
+    assert_eq!(diagnosed(&warning).outcome, Outcome::Diagnosis);
+}
+
+/// A launcher's summary tells that a child failed, not why: with nothing else in the log it is
+/// no diagnosis, though its entry is offered. A SIGKILL in the same summary is a finding.
+#[test]
+fn a_launchers_summary_alone_names_no_failure() {
+    let log = "  0%|          | 0/24408 [00:00<?, ?it/s]
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 39886) of binary: /opt/venv/bin/python
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-06-05_17:57:46
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 39886)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+";
+    let d = diagnosed(log);
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert_eq!(top(&d), "elastic-child-failed-error", "{d:#?}");
+    let killed = diagnosed(&log.replace("exitcode: 1", "exitcode: -9"));
+    assert_eq!(top(&killed), "cpu-ram-exhaustion", "{killed:#?}");
+    assert_eq!(killed.outcome, Outcome::Diagnosis, "{killed:#?}");
+}
+
+/// A shell's or a wrapper's exit status of -9 or 137 is a SIGKILL too, and so is PyTorch's CPU
+/// allocator failing: both are the host's memory.
+#[test]
+fn other_wordings_of_the_host_running_out() {
+    for log in [
+        "Starting training run 20260409 ...\nTraining failed with exit code -9\n",
+        "Step 4/6 : RUN python train.py\nError: Process completed with exit code 137.\n",
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 6383992832 bytes.\n",
+        "RuntimeError: DefaultCPUAllocator: can't allocate memory: you tried to allocate 8589934592 bytes. Error code 12 (Cannot allocate memory)\n",
+    ] {
+        let d = diagnosed(log);
+        assert_eq!(top(&d), "cpu-ram-exhaustion", "{log}\n{d:#?}");
+    }
 }

@@ -10,7 +10,7 @@
 use super::oom::is_oom_message;
 use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
 use crate::log::cues::CueKind;
-use crate::log::{LineKind, LogReport};
+use crate::log::{is_launcher_summary, LineKind, LogReport};
 
 /// The signature coverage a line needs to name the failure.
 const MIN_COVERAGE: f32 = 0.5;
@@ -43,12 +43,17 @@ pub(super) fn decide(
         .error_lines
         .iter()
         .all(|l| l.kind == LineKind::Context);
-    let warnings: Vec<usize> = (report.error_lines.iter())
-        .filter(|l| l.kind == LineKind::Warning)
-        .map(|l| l.line)
-        .collect();
-    let named =
-        (entries.first()).map(|top| names_the_failure(top, &entries[1..], only_context, &warnings));
+    let log = Log {
+        only_context,
+        warnings: (report.error_lines.iter())
+            .filter(|l| l.kind == LineKind::Warning)
+            .map(|l| l.line)
+            .collect(),
+        crash: (report.error_lines.iter())
+            .find(|l| l.kind == LineKind::Exception && !l.collateral)
+            .map(|l| l.line),
+    };
+    let named = (entries.first()).map(|top| names_the_failure(top, &entries[1..], &log));
     let outcome = match named {
         None => Outcome::None,
         Some(Ok(())) => Outcome::Diagnosis,
@@ -83,15 +88,29 @@ pub(super) fn decide(
     }
 }
 
+/// What the verdict needs to know of the log's lines.
+struct Log {
+    /// The log has no error line: its plain lines stand in.
+    only_context: bool,
+    /// The warnings' line numbers.
+    warnings: Vec<usize>,
+    /// The first exception that is not a consequence of another: where the run crashed.
+    crash: Option<usize>,
+}
+
 /// Whether the entry's evidence is enough to name the failure, else why not. When another
 /// candidate matches the same line as well (one message, several causes: a CUDA OOM), the
 /// message alone cannot tell them apart, and only a cue or a finding for the entry can.
 fn names_the_failure(
     entry: &DiagnosedEntry,
     others: &[DiagnosedEntry],
-    only_context: bool,
-    warnings: &[usize],
+    log: &Log,
 ) -> Result<(), Short> {
+    let Log {
+        only_context,
+        ref warnings,
+        crash,
+    } = *log;
     let threshold = if only_context {
         MIN_CONTEXT_COVERAGE
     } else {
@@ -101,12 +120,17 @@ fn names_the_failure(
     // with no Python error before it).
     let found = !entry.reasons.is_empty() && !entry.ruled_out;
     // Warnings name the failure only when no traceback points elsewhere: a run that crashed
-    // after routine warnings failed from the crash.
+    // after routine warnings failed from the crash, and so did one whose exception the entry
+    // does not match at all.
     let crashed_elsewhere = others
         .iter()
-        .any(|o| o.cues.iter().any(|c| c.kind == CueKind::Frame));
+        .any(|o| o.cues.iter().any(|c| c.kind == CueKind::Frame))
+        || crash.is_some_and(|line| !entry.evidence.iter().any(|e| e.line == line));
     let decisive = |e: &&Evidence| {
+        // A launcher's report of a failed child is a consequence even when the child's own
+        // error is not in the log: it tells that something failed, not what.
         (e.role != Role::Collateral || found)
+            && (!is_launcher_summary(&e.text) || found)
             && !(crashed_elsewhere && warnings.contains(&e.line))
             && (only_context || e.role != Role::Context)
             && e.coverage >= threshold
