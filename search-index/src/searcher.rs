@@ -28,6 +28,61 @@ use crate::Document;
 const DEFINING_DOCS: usize = 2;
 /// A term in the signatures of this many entries or more tells little of which entry it is.
 const COMMON_DOCS: usize = 8;
+/// Terms that never define a signature however few entries have them: Python's built-in
+/// exception classes and the words of Python's own messages for them (`No module named`,
+/// `object has no attribute`, `cannot import name`, `unexpected keyword argument`, `No such file
+/// or directory`). Any failure at all can raise them; what defines `No module named
+/// 'flash_attn'` is `flash_attn`.
+const GENERIC_TERMS: [&str; 48] = [
+    "attributeerror",
+    "keyerror",
+    "valueerror",
+    "typeerror",
+    "indexerror",
+    "importerror",
+    "modulenotfounderror",
+    "filenotfounderror",
+    "fileexistserror",
+    "permissionerror",
+    "notimplementederror",
+    "assertionerror",
+    "oserror",
+    "ioerror",
+    "eoferror",
+    "nameerror",
+    "lookuperror",
+    "stopiteration",
+    "recursionerror",
+    "unicodedecodeerror",
+    "zerodivisionerror",
+    "connectionerror",
+    "timeouterror",
+    "systemexit",
+    "keyboardinterrupt",
+    "exception",
+    "module",
+    "named",
+    "object",
+    "attribute",
+    "cannot",
+    "import",
+    "name",
+    "unexpected",
+    "keyword",
+    "argument",
+    "arguments",
+    "positional",
+    "given",
+    "such",
+    "file",
+    "directory",
+    "defined",
+    "index",
+    "range",
+    "key",
+    "value",
+    "found",
+];
 
 /// A signature of this many terms or more is not matched specifically by one of them alone.
 const LONE_WORD_SIGNATURE: usize = 3;
@@ -255,7 +310,8 @@ impl Searcher {
             .iter()
             .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
             .collect();
-        let rare = terms_by_docs(&signature_terms, |n| n <= DEFINING_DOCS);
+        let mut rare = terms_by_docs(&signature_terms, |n| n <= DEFINING_DOCS);
+        rare.retain(|t| !GENERIC_TERMS.contains(&t.as_str()));
         let common = terms_by_docs(&signature_terms, |n| n >= COMMON_DOCS);
         let (cues, cue_docs) = cue_set(&docs);
         let ords = reader

@@ -464,3 +464,28 @@ fn other_wordings_of_the_host_running_out() {
         assert_eq!(top(&d), "cpu-ram-exhaustion", "{log}\n{d:#?}");
     }
 }
+
+/// An ordinary error that no entry covers gets "no entry explains this log", not candidates
+/// that share its exception class and Python's own wording (`object has no attribute`, `No
+/// module named`): those words define nothing. The entry whose defining word is there is
+/// still named.
+#[test]
+fn an_error_no_entry_covers_gets_no_entry() {
+    for log in [
+        "Traceback (most recent call last):\n  File \"/work/train.py\", line 88, in <module>\n    out = model.generate(batch)\nAttributeError: 'DistributedDataParallel' object has no attribute 'generate'\n",
+        "ModuleNotFoundError: No module named 'wandb'\n",
+        "ImportError: cannot import name 'cached_download' from 'huggingface_hub' (/opt/venv/lib/python3.11/site-packages/huggingface_hub/__init__.py)\n",
+    ] {
+        let d = diagnosed(log);
+        assert_eq!(d.outcome, Outcome::None, "{log}\n{d:#?}");
+        assert!(d.entries.is_empty());
+        assert!(
+            d.message.starts_with("No entry explains this log."),
+            "{}",
+            d.message
+        );
+    }
+    let d = diagnosed("ModuleNotFoundError: No module named 'flash_attn'\n");
+    assert_eq!(top(&d), "flash-attention-build-errors", "{d:#?}");
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

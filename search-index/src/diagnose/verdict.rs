@@ -20,6 +20,12 @@ const MIN_CONTEXT_COVERAGE: f32 = 0.8;
 const MIN_DEFINING: f32 = 0.75;
 /// Another entry whose signature the same line covers to within this much matches it as well.
 const SAME_MATCH: f32 = 0.05;
+/// The least a line that is not a consequence of another error must share with a signature
+/// for it to point at the entry at all: its coverage times the share of its defining words,
+/// and its coverage alone (a signature of generic words has no defining word to miss). Below
+/// them, and with no cue or finding, no entry explains the log.
+const MIN_POINTING: f32 = 0.15;
+const MIN_POINTING_COVERAGE: f32 = 0.3;
 
 /// Why the best entry falls short of a diagnosis, for the sentence that says so.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,6 +64,7 @@ pub(super) fn decide(
         None => Outcome::None,
         Some(Ok(())) => Outcome::Diagnosis,
         Some(Err(_)) if only_context && entries.iter().all(|e| e.cues.is_empty()) => Outcome::None,
+        Some(Err(_)) if !entries.iter().any(points_at) => Outcome::None,
         Some(Err(_)) => Outcome::Possible,
     };
     let short = named.and_then(Result::err).unwrap_or(Short::Weak);
@@ -86,6 +93,21 @@ pub(super) fn decide(
         first_failure,
         collateral,
     }
+}
+
+/// Whether anything in the log points at the entry: a cue, a finding for it, or a line that is
+/// not a consequence of another error sharing enough of a signature, defining words included.
+/// A line sharing a few common words with many signatures (`AttributeError: ... object has no
+/// attribute`) points nowhere.
+fn points_at(entry: &DiagnosedEntry) -> bool {
+    !entry.ruled_out
+        && (!entry.cues.is_empty()
+            || !entry.reasons.is_empty()
+            || entry.evidence.iter().any(|e| {
+                e.role != Role::Collateral
+                    && e.coverage >= MIN_POINTING_COVERAGE
+                    && e.coverage * e.defining >= MIN_POINTING
+            }))
 }
 
 /// What the verdict needs to know of the log's lines.
