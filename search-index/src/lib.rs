@@ -2,9 +2,10 @@
 //!
 //! The modules follow the data flow: [`schema`] names the fields and their weights,
 //! [`tokenizer`] turns error text into terms, [`writer`] indexes [`Document`]s into one
-//! [`bundle`] file, [`searcher`] opens a bundle and answers queries, [`log`] reads a noisy
-//! training log into the lines that carry errors, and [`diagnose`] queries with those lines and
-//! names the failure with its evidence. Input is plain types, not the generator's structs, and
+//! [`bundle`] file, [`searcher`] opens a bundle and answers queries (with [`vocabulary`]: which
+//! words define a signature), [`log`] reads a noisy training log into the lines that carry
+//! errors, and [`diagnose`] queries with those lines and names the failure with its evidence.
+//! Input is plain types, not the generator's structs, and
 //! the search path uses no threads, no mmap and no clock, so the same code runs in WebAssembly.
 
 pub mod bundle;
@@ -13,6 +14,7 @@ pub mod log;
 pub mod schema;
 pub mod searcher;
 pub mod tokenizer;
+pub mod vocabulary;
 pub mod writer;
 
 use serde::{Deserialize, Serialize};

@@ -21,68 +21,8 @@ use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
 use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
+use crate::vocabulary;
 use crate::Document;
-
-/// A signature term found in the signatures of at most this many entries defines the
-/// signature: a match without it is another message.
-const DEFINING_DOCS: usize = 2;
-/// A term in the signatures of this many entries or more tells little of which entry it is.
-const COMMON_DOCS: usize = 8;
-/// Terms that never define a signature however few entries have them: Python's built-in
-/// exception classes and the words of Python's own messages for them (`No module named`,
-/// `object has no attribute`, `cannot import name`, `unexpected keyword argument`, `No such file
-/// or directory`). Any failure at all can raise them; what defines `No module named
-/// 'flash_attn'` is `flash_attn`.
-const GENERIC_TERMS: [&str; 48] = [
-    "attributeerror",
-    "keyerror",
-    "valueerror",
-    "typeerror",
-    "indexerror",
-    "importerror",
-    "modulenotfounderror",
-    "filenotfounderror",
-    "fileexistserror",
-    "permissionerror",
-    "notimplementederror",
-    "assertionerror",
-    "oserror",
-    "ioerror",
-    "eoferror",
-    "nameerror",
-    "lookuperror",
-    "stopiteration",
-    "recursionerror",
-    "unicodedecodeerror",
-    "zerodivisionerror",
-    "connectionerror",
-    "timeouterror",
-    "systemexit",
-    "keyboardinterrupt",
-    "exception",
-    "module",
-    "named",
-    "object",
-    "attribute",
-    "cannot",
-    "import",
-    "name",
-    "unexpected",
-    "keyword",
-    "argument",
-    "arguments",
-    "positional",
-    "given",
-    "such",
-    "file",
-    "directory",
-    "defined",
-    "index",
-    "range",
-    "key",
-    "value",
-    "found",
-];
 
 /// A signature of this many terms or more is not matched specifically by one of them alone.
 const LONE_WORD_SIGNATURE: usize = 3;
@@ -144,9 +84,9 @@ pub struct Searcher {
     ords: Vec<tantivy::columnar::Column<u64>>,
     /// For each document, each signature's terms in order.
     signature_terms: Vec<Vec<Vec<String>>>,
-    /// Terms found in the signatures of at most [`DEFINING_DOCS`] entries.
+    /// Terms found in the signatures of at most [`vocabulary::DEFINING_DOCS`] entries.
     rare: HashSet<String>,
-    /// Terms found in the signatures of at least [`COMMON_DOCS`] entries.
+    /// Terms found in the signatures of at least [`vocabulary::COMMON_DOCS`] entries.
     common: HashSet<String>,
     /// Every entry's cues, and the entry each belongs to.
     cues: CueSet,
@@ -310,9 +250,7 @@ impl Searcher {
             .iter()
             .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
             .collect();
-        let mut rare = terms_by_docs(&signature_terms, |n| n <= DEFINING_DOCS);
-        rare.retain(|t| !GENERIC_TERMS.contains(&t.as_str()));
-        let common = terms_by_docs(&signature_terms, |n| n >= COMMON_DOCS);
+        let (rare, common) = vocabulary::rare_and_common(&signature_terms);
         let (cues, cue_docs) = cue_set(&docs);
         let ords = reader
             .searcher()
@@ -562,25 +500,6 @@ impl Searcher {
     pub fn cues(&self) -> (&CueSet, &[usize]) {
         (&self.cues, &self.cue_docs)
     }
-}
-
-/// The terms found in the signatures of a number of entries that `keep` accepts.
-fn terms_by_docs(
-    signature_terms: &[Vec<Vec<String>>],
-    keep: impl Fn(usize) -> bool,
-) -> HashSet<String> {
-    let mut docs_with: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for doc in signature_terms {
-        let distinct: HashSet<&str> = doc.iter().flatten().map(String::as_str).collect();
-        for t in distinct {
-            *docs_with.entry(t).or_default() += 1;
-        }
-    }
-    docs_with
-        .into_iter()
-        .filter(|&(_, n)| keep(n))
-        .map(|(t, _)| t.to_owned())
-        .collect()
 }
 
 /// One cue set over every entry's cues.
