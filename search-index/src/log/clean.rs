@@ -75,7 +75,7 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         rest = after.strip_prefix(' ').unwrap_or(after);
     }
     let indent = rest.len() - rest.trim_start().len();
-    let text: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = without_markers(rest.split_whitespace().collect::<Vec<_>>().join(" "));
     if text.is_empty() || text.chars().all(|c| !c.is_alphanumeric()) {
         return None;
     }
@@ -85,6 +85,23 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         indent,
         level,
     })
+}
+
+/// A line of Python's `^^^~~~` markers with text stuck among them, as ranks that print their
+/// tracebacks at once leave it (`^^^:    ^^CUDA error: invalid device ordinal`): the text,
+/// without the markers. A line of markers alone stays as it is.
+fn without_markers(text: String) -> String {
+    if !(text.starts_with('^') || text.starts_with("~~")) {
+        return text;
+    }
+    let words = text.replace(['^', '~'], " ");
+    let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = words.trim_start_matches([':', ' ']);
+    if words.chars().any(char::is_alphanumeric) {
+        words.to_owned()
+    } else {
+        text
+    }
 }
 
 impl CleanLine {

@@ -148,6 +148,9 @@ impl<'c> LogReader<'c> {
             let header = ipython_header(&line, at, number);
             if header.is_none() {
                 self.lead_in(&line, at, number);
+                if self.flattened(&line, at, number) {
+                    return;
+                }
             }
             let state = self.ranks.entry(line.rank).or_default();
             if let Some(unfinished) = std::mem::replace(&mut state.pending, header) {
@@ -240,6 +243,35 @@ impl<'c> LogReader<'c> {
             };
             self.error(lead, kind, number);
         }
+    }
+
+    /// A whole traceback on one line, as a paste that lost its newlines gives it (`Traceback
+    /// (most recent call last): File "x.py", line 3, in <module> ... RuntimeError: ...`): its
+    /// last exception head starts the exception line, and what comes before is its context.
+    fn flattened(&mut self, line: &CleanLine, at: usize, number: usize) -> bool {
+        let rest = line.text[at + TRACEBACK.len()..].trim_start_matches([')', ':', ' ']);
+        let Some(head) = (rest.char_indices())
+            .filter(|&(i, _)| i == 0 || rest[..i].ends_with(' '))
+            .map(|(i, _)| i)
+            .filter(|&i| exception_head(&rest[i..]))
+            .last()
+        else {
+            return false;
+        };
+        let state = self.ranks.entry(line.rank).or_default();
+        state.recent.clear();
+        state.recent.push_back(rest[..head].trim().to_owned());
+        let exception = CleanLine {
+            text: rest[head..].to_owned(),
+            ..line.clone()
+        };
+        let kind = if is_warning_class(&exception.text) {
+            LineKind::Warning
+        } else {
+            LineKind::Exception
+        };
+        self.error(exception, kind, number);
+        true
     }
 
     /// A line that carries no error: the context of what follows, and a stand-in while the

@@ -462,3 +462,50 @@ three
     );
     assert_eq!(report.error_lines[0].continued, "");
 }
+
+/// A traceback that a paste flattened onto one line still yields its exception line, with its
+/// frames as the context; a plain traceback header is unchanged.
+#[test]
+fn a_traceback_on_one_line_is_read() {
+    let report = read_log(
+        "Evaluating on the test split\nTraceback (most recent call last): File \"test.py\", line 138, in <module> out = model.beam_search(x, beam_size=5) File \"/work/models/captioning.py\", line 151, in beam_search logprob, idx = torch.sort(seq_logprob.view(b_s, -1), -1) RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.\n",
+    );
+    assert_eq!(report.error_lines.len(), 1, "{report:#?}");
+    let e = &report.error_lines[0];
+    assert_eq!(e.kind, LineKind::Exception);
+    assert!(
+        e.text
+            .starts_with("RuntimeError: view size is not compatible"),
+        "{}",
+        e.text
+    );
+    assert!(e.context.contains("in beam_search"), "{}", e.context);
+    let report = read_log("Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nValueError: boom\n");
+    assert_eq!(report.error_lines[0].text, "ValueError: boom");
+}
+
+/// Ranks that print their tracebacks at once leave Python's markers stuck to the message; the
+/// message is read without them, and a line of markers alone is still no line.
+#[test]
+fn a_message_among_caret_markers_is_read() {
+    assert_eq!(
+        clean("^^^:    ^^CUDA error: invalid device ordinal")
+            .unwrap()
+            .0,
+        "CUDA error: invalid device ordinal"
+    );
+    assert_eq!(clean("    ^^^^^^^^^^^^^^"), None);
+    assert_eq!(clean("~~~~^^^^^~~~"), None);
+    assert_eq!(
+        clean("2^31 - 1 is the limit").unwrap().0,
+        "2^31 - 1 is the limit"
+    );
+    let report = read_log("  File \"gen.py\", line 92, in build\n    torch.cuda.set_device(local_rank)\n   ^^  ^ ^^  ^^^  ^^^^^RuntimeError  ^ ^\n^^^:    ^^CUDA error: invalid device ordinal\n");
+    assert!(
+        report
+            .error_lines
+            .iter()
+            .any(|l| l.text == "CUDA error: invalid device ordinal"),
+        "{report:#?}"
+    );
+}
