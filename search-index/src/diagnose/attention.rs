@@ -25,13 +25,25 @@ pub fn in_attention(line_number: usize, text: &str, context: &str) -> Option<Str
             "line {line_number}: the tensor that could not be allocated ends in {length}×{length}, the attention scores of a {length}-token sequence, whose memory grows with the square of its length"
         ));
     }
-    let lines: Vec<&str> = context.lines().collect();
-    let innermost = &lines[lines.len().saturating_sub(INNERMOST_LINES)..];
-    let code = (innermost.iter().rev()).find(|l| names_attention(l) || query_key_product(l))?;
+    let code = innermost(text, context).find(|l| names_attention(l) || query_key_product(l))?;
     Some(format!(
         "line {line_number}: the allocation that failed was made in attention (`{}`), whose memory grows with the square of the sequence length",
         code.trim()
     ))
+}
+
+/// The innermost frames and source lines of the traceback that raised `text`, innermost first;
+/// with the text before the exception on its own line, when a paste joined the last source
+/// line to it (`return torch._C._nn.cross_entropy_loss(...) torch.OutOfMemoryError: ...`).
+pub(super) fn innermost<'a>(text: &'a str, context: &'a str) -> impl Iterator<Item = &'a str> {
+    let joined = (text.find("Error:").or_else(|| text.find("Exception:")))
+        .map(|at| text[..at].trim())
+        .filter(|before| before.contains('('));
+    let lines: Vec<&str> = context.lines().collect();
+    let start = lines.len().saturating_sub(INNERMOST_LINES);
+    joined
+        .into_iter()
+        .chain(lines.into_iter().skip(start).rev())
 }
 
 /// Whether a frame or source line is attention code: a word that is or starts with `attn` or

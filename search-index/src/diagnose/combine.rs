@@ -10,9 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use super::attention;
 use super::oom::{self, Fragmentation, OomNumbers};
 use super::signal;
+use super::{attention, loss};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
@@ -225,6 +225,7 @@ fn apply_findings(
             "oom-attention",
             oom_in_attention(lines).map(|why| (true, why)),
         ),
+        ("oom-logits", oom_in_loss(lines).map(|why| (true, why))),
     ];
     for (name, verdict) in findings {
         let Some((speaks_for, why)) = verdict else {
@@ -277,6 +278,14 @@ fn oom_in_attention(lines: &[ErrorLine]) -> Option<String> {
         .iter()
         .filter(|l| !l.collateral)
         .find_map(|l| attention::in_attention(l.line, &l.with_continuation(), &l.context))
+}
+
+/// An out-of-memory error raised in the loss over the vocabulary, in words.
+fn oom_in_loss(lines: &[ErrorLine]) -> Option<String> {
+    lines
+        .iter()
+        .filter(|l| !l.collateral)
+        .find_map(|l| loss::in_loss(l.line, &l.with_continuation(), &l.context))
 }
 
 /// A process killed with SIGKILL before any Python exception was printed, in words.

@@ -8,13 +8,14 @@
 
 mod attention;
 mod combine;
+mod loss;
 pub mod oom;
 mod signal;
 mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 3] = [
+pub const FINDINGS: [(&str, &str); 4] = [
     (
         "oom-fragmentation",
         "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
@@ -26,6 +27,10 @@ pub const FINDINGS: [(&str, &str); 3] = [
     (
         "oom-attention",
         "an out-of-memory error whose allocation was attention's: raised in attention code, or for a tensor ending in two equal dimensions of 2,048 or more (sequence by sequence)",
+    ),
+    (
+        "oom-logits",
+        "an out-of-memory error raised in the loss over the vocabulary (`cross_entropy`, `log_softmax`, a `logits.float()` upcast): logits that grow with the tokens in the batch",
     ),
 ];
 
