@@ -84,6 +84,8 @@ pub struct Searcher {
     ords: Vec<tantivy::columnar::Column<u64>>,
     /// For each document, each signature's terms in order.
     signature_terms: Vec<Vec<Vec<String>>>,
+    /// Every distinct signature term, sorted (see [`vocabulary::completions`]).
+    sorted_terms: Vec<String>,
     /// Terms found in the signatures of at most [`vocabulary::DEFINING_DOCS`] entries.
     rare: HashSet<String>,
     /// Terms found in the signatures of at least [`vocabulary::COMMON_DOCS`] entries.
@@ -251,6 +253,7 @@ impl Searcher {
             .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
             .collect();
         let (rare, common) = vocabulary::rare_and_common(&signature_terms);
+        let sorted_terms = vocabulary::sorted_terms(&signature_terms);
         let (cues, cue_docs) = cue_set(&docs);
         let ords = reader
             .searcher()
@@ -265,6 +268,7 @@ impl Searcher {
             ords,
             docs,
             signature_terms,
+            sorted_terms,
             rare,
             common,
             cues,
@@ -318,9 +322,12 @@ impl Searcher {
         })
     }
 
-    /// Ranks entries for any text. An error only when the index turns out to be damaged.
+    /// Ranks entries for any text. An error only when the index turns out to be damaged. A last
+    /// word that a paste cut short is searched as the signature words it begins, too.
     pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, BundleError> {
-        let sequence = terms(text);
+        let mut sequence = terms(text);
+        let cut = vocabulary::completions(text, &self.sorted_terms);
+        sequence.extend(cut.into_iter().map(str::to_owned));
         let mut seen = HashSet::new();
         let query_terms: Vec<String> = sequence
             .iter()

@@ -94,3 +94,75 @@ fn terms_by_docs(
         .map(|(t, _)| t.to_owned())
         .collect()
 }
+
+/// Every distinct term of the signatures, sorted: for finding the words a cut one begins.
+pub fn sorted_terms(signature_terms: &[Vec<Vec<String>>]) -> Vec<String> {
+    let mut all: Vec<String> = (signature_terms.iter().flatten().flatten())
+        .cloned()
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// The shortest start of a word that is taken for a cut one.
+const MIN_CUT: usize = 3;
+/// The most words a cut one is taken for.
+const MAX_COMPLETIONS: usize = 4;
+
+/// The signature terms that the last word of `text` may be the start of, when a paste cut the
+/// text in the middle of a word (`CUDNN_STATUS_N`, `collective operati`): terms of `sorted`
+/// (see [`sorted_terms`]) that begin with that word and are longer, at most a few. None when the
+/// text ends in anything but a letter, a digit or `_`, or the word is short or is itself a
+/// signature term.
+pub fn completions<'a>(text: &str, sorted: &'a [String]) -> Vec<&'a str> {
+    let text = text.trim_end_matches(' ');
+    if !text.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+        return Vec::new();
+    }
+    let start = text
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let word = text[start..].to_lowercase();
+    if word.chars().count() < MIN_CUT {
+        return Vec::new();
+    }
+    let from = sorted.partition_point(|t| t.as_str() < word.as_str());
+    if sorted.get(from).is_some_and(|t| *t == word) {
+        return Vec::new();
+    }
+    sorted[from..]
+        .iter()
+        .take_while(|t| t.starts_with(word.as_str()))
+        .filter(|t| t.len() > word.len())
+        .take(MAX_COMPLETIONS)
+        .map(String::as_str)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_last_word_is_completed_from_the_signatures() {
+        let sorted = sorted_terms(&[vec![vec![
+            "cudnn_status_not_supported".into(),
+            "collective".into(),
+            "operation".into(),
+            "operations".into(),
+        ]]]);
+        assert_eq!(
+            completions("RuntimeError: CUDNN_STATUS_N", &sorted),
+            ["cudnn_status_not_supported"]
+        );
+        assert_eq!(
+            completions("Watchdog caught collective operati", &sorted),
+            ["operation", "operations"]
+        );
+        // A whole word, a short one, or a line that ends in punctuation is not cut.
+        assert!(completions("collective operation", &sorted).is_empty());
+        assert!(completions("RuntimeError: op", &sorted).is_empty());
+        assert!(completions("collective operati.", &sorted).is_empty());
+    }
+}
