@@ -54,10 +54,25 @@ pub struct Cues {
     /// against the entry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
+    /// The entry's signatures that other entries' failures print too (`also:` in its front
+    /// matter): a line that matches one points at those entries as much.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<SharedSignature>,
 }
 
 impl Cues {
     pub fn is_empty(&self) -> bool {
-        self.frames.is_empty() && self.lines.is_empty() && self.findings.is_empty()
+        self.frames.is_empty()
+            && self.lines.is_empty()
+            && self.findings.is_empty()
+            && self.shared.is_empty()
     }
+}
+
+/// A signature of one entry that other entries' failures print too.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SharedSignature {
+    pub signature: String,
+    /// The other entries' slugs.
+    pub with: Vec<String>,
 }

@@ -58,6 +58,8 @@ struct Names<'a> {
     file: &'a Path,
     slug: Option<&'a Slug>,
     related: &'a [Slug],
+    /// The entries its signatures say print the same message (`also:`).
+    also: Vec<&'a Slug>,
     links: &'a [InternalLink],
     body_line: usize,
     spans: &'a Spans,
@@ -69,6 +71,7 @@ impl<'a> Names<'a> {
             file: &e.file,
             slug: Some(&e.slug),
             related: &e.related,
+            also: e.signatures.iter().flat_map(|s| &s.also).collect(),
             links: &e.links,
             body_line: e.body_line,
             spans: &e.spans,
@@ -80,6 +83,7 @@ impl<'a> Names<'a> {
             file: &l.file,
             slug: l.slug.as_ref(),
             related: &l.related,
+            also: l.also.iter().collect(),
             links: &l.links,
             body_line: l.body_line,
             spans: &l.spans,
@@ -147,6 +151,20 @@ fn check_names(
                 .with_hint(suggest(r.as_str())),
             );
         }
+    }
+    for &a in &names.also {
+        let at = || names.spans.value("signatures", a.as_str());
+        let message = if Some(a) == names.slug {
+            format!("a signature's `also` names the entry itself (`{a}`)")
+        } else if !exists(a) {
+            format!("unknown entry `{a}` in a signature's `also`")
+        } else {
+            continue;
+        };
+        let (line, column) = at();
+        problems.push(Problem::error(names.file, line, column, message).with_hint(
+            "`also` names other entries whose failures print the same message, by slug",
+        ));
     }
     for link in names.links {
         if Slug::parse(&link.slug).ok().filter(|s| exists(s)).is_none() {

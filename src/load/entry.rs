@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 
 use super::fields::{self, Sink};
-use super::front_matter::{RawFrontMatter, Spans, Split};
+use super::front_matter::{RawFrontMatter, RawSignature, Spans, Split};
 use super::{
     internal_links, plain_text, unsafe_links, InternalLink, Kind, Severity, Slug, Tag, UnsafeLink,
 };
@@ -62,6 +62,8 @@ pub struct Leftovers {
     /// The slug the file would have had, when its `slug:` (or file name) is well formed.
     pub slug: Option<Slug>,
     pub related: Vec<Slug>,
+    /// The well-formed slugs its signatures' `also` names.
+    pub also: Vec<Slug>,
     pub links: Vec<InternalLink>,
     /// 1-based line of the body's first line in the file.
     pub body_line: usize,
@@ -77,6 +79,9 @@ impl Leftovers {
             file: entry.file.clone(),
             slug: Some(entry.slug.clone()),
             related: entry.related.clone(),
+            also: (entry.signatures.iter())
+                .flat_map(|s| s.also.iter().cloned())
+                .collect(),
             links: entry.links.clone(),
             body_line: entry.body_line,
             spans: entry.spans.clone(),
@@ -90,6 +95,9 @@ impl Leftovers {
 pub struct Signature {
     pub text: String,
     pub origin: Option<Origin>,
+    /// Other entries whose failures print this message too (whether they exist is the link
+    /// stage's check).
+    pub also: Vec<Slug>,
 }
 
 impl Signature {
@@ -98,6 +106,7 @@ impl Signature {
         Signature {
             text: text.into(),
             origin: None,
+            also: Vec::new(),
         }
     }
 }
@@ -174,6 +183,14 @@ pub(super) fn check(
                     .and_then(|s| Slug::parse(s).ok())
                     .or_else(|| Slug::from_stem(stem).ok()),
                 related: raw.related.iter().flat_map(|r| Slug::parse(r)).collect(),
+                also: (raw.signatures.iter())
+                    .filter_map(|s| match s {
+                        RawSignature::Sourced(s) => Some(&s.also),
+                        RawSignature::Text(_) => None,
+                    })
+                    .flatten()
+                    .flat_map(|a| Slug::parse(a))
+                    .collect(),
                 links: body_links(&split.text[split.body.clone()]),
                 body_line: split.body_line,
                 spans,

@@ -137,14 +137,19 @@ pub(super) fn tags(sink: &mut Sink, raw: &[String]) -> Vec<Tag> {
 
 /// The `related` slugs that are well formed (whether they exist is the link stage's check).
 pub(super) fn related(sink: &mut Sink, raw: &[String]) -> Vec<Slug> {
-    let mut related = Vec::with_capacity(raw.len());
+    slugs(sink, "related", raw)
+}
+
+/// The slugs of `raw` that are well formed; the others are problems at `key`.
+fn slugs(sink: &mut Sink, key: &str, raw: &[String]) -> Vec<Slug> {
+    let mut slugs = Vec::with_capacity(raw.len());
     for r in raw {
         match Slug::parse(r) {
-            Ok(s) => related.push(s),
-            Err(m) => sink.at("related", Some(r), m, None),
+            Ok(s) => slugs.push(s),
+            Err(m) => sink.at(key, Some(r), m, None),
         }
     }
-    related
+    slugs
 }
 
 /// A list of texts must not hold an empty one.
@@ -229,9 +234,11 @@ pub(super) fn signatures(sink: &mut Sink, raw: &[RawSignature]) -> Vec<Signature
             origin_problems(sink, text, &origin);
             origin
         });
+        let also = sourced.map_or_else(Vec::new, |s| slugs(sink, "signatures", &s.also));
         out.push(Signature {
             text: text.to_owned(),
             origin,
+            also,
         });
     }
     out

@@ -152,10 +152,15 @@ pub struct RawSourcedSignature {
     pub source: Option<String>,
     /// Which versions print this wording, e.g. `PyTorch 2.1 and later`.
     pub versions: Option<String>,
+    /// Other entries whose failures print this same message (their slugs): on its own the
+    /// message names none of them, and a diagnosis offers them all, e.g. `[cuda-oom-batch-too-large]`
+    /// for `CUBLAS_STATUS_ALLOC_FAILED`.
+    #[serde(default)]
+    pub also: Vec<String>,
 }
 
 /// Keys of a sourced signature, for "did you mean" hints.
-pub const SIGNATURE_FIELDS: [&str; 4] = ["text", "raised_in", "source", "versions"];
+pub const SIGNATURE_FIELDS: [&str; 5] = ["text", "raised_in", "source", "versions", "also"];
 
 /// What else in a log points at an entry.
 #[derive(Debug, Default, Deserialize, JsonSchema)]

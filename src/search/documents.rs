@@ -43,6 +43,15 @@ pub fn document(site: &Site, i: usize) -> Document {
             frames: e.cues.frames.clone(),
             lines: e.cues.lines.clone(),
             findings: e.cues.findings.clone(),
+            shared: e
+                .signatures
+                .iter()
+                .filter(|s| !s.also.is_empty())
+                .map(|s| errata_search::SharedSignature {
+                    signature: s.text.clone(),
+                    with: s.also.iter().map(|a| a.to_string()).collect(),
+                })
+                .collect(),
         },
     }
 }

@@ -129,6 +129,20 @@ fn unknown_related() {
     );
 }
 
+/// A signature's `also` names other entries by slug: each must be well formed, exist and not
+/// be the entry itself.
+#[test]
+fn a_signatures_also_is_checked() {
+    rejected(
+        "bad-also",
+        &[
+            "error: content/memory/bad-also.md:9:12: unknown entry `no-such-entry` in a signature's `also`",
+            "error: content/memory/bad-also.md:9:27: a signature's `also` names the entry itself (`bad-also`)",
+            "error: content/memory/bad-also.md:9:37: slug `Not_A_Slug` must be lowercase",
+        ],
+    );
+}
+
 #[test]
 fn broken_internal_link_at_its_file_line() {
     // The body starts on line 8; the link is on its third line, `@/` at column 23.

@@ -46,6 +46,9 @@ const FINDING_FOR: f32 = 1.5;
 const FINDING_AGAINST: f32 = 0.25;
 /// How far ahead of the others an entry a finding speaks for is put.
 const FINDING_LEAD: f32 = 1.1;
+/// What a line weighs for an entry whose failure prints the signature it matched of another
+/// entry (that entry's `also:`), against what it weighs for that entry.
+const SHARED_SHARE: f32 = 0.9;
 
 /// What one entry has gathered so far.
 struct Acc {
@@ -114,6 +117,7 @@ pub(super) fn ranked_entries(
             } else {
                 w * COMMON_ONLY_WEIGHT
             };
+            add_shared(searcher, &mut per_entry, line, role, w, &hit);
             add_hit(&mut per_entry, line, role, w, hit);
         }
         // Where it was raised tells apart entries that share the exception's wording; it only
@@ -302,6 +306,45 @@ fn killed_before_any_error(lines: &[ErrorLine]) -> Option<String> {
             lines[kill].line
         )
     })
+}
+
+/// The same match for each entry whose failure prints the signature `hit` matched too (its
+/// entry's `also:`), a little lower: the message alone does not tell them apart.
+fn add_shared(
+    searcher: &Searcher,
+    per_entry: &mut BTreeMap<String, Acc>,
+    line: &ErrorLine,
+    role: Role,
+    w: f32,
+    hit: &Hit,
+) {
+    let Some(signature) = hit.matched_signature.as_deref() else {
+        return;
+    };
+    let docs = searcher.docs();
+    let Some(owner) = docs.iter().find(|d| d.slug == hit.slug) else {
+        return;
+    };
+    let shared = (owner.cues.shared.iter()).filter(|s| s.signature == signature);
+    for slug in shared.flat_map(|s| &s.with) {
+        let Some(meta) = docs.iter().find(|d| &d.slug == slug) else {
+            continue;
+        };
+        let seen =
+            (per_entry.get(slug)).is_some_and(|a| a.evidence.iter().any(|e| e.line == line.line));
+        if !seen {
+            let also = Hit {
+                slug: meta.slug.clone(),
+                title: meta.title.clone(),
+                url: meta.url.clone(),
+                category: meta.category.clone(),
+                severity: meta.severity.clone(),
+                score: hit.score * SHARED_SHARE,
+                ..hit.clone()
+            };
+            add_hit(per_entry, line, role, w, also);
+        }
+    }
 }
 
 fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, w: f32, hit: Hit) {
