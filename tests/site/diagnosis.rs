@@ -489,3 +489,32 @@ fn an_error_no_entry_covers_gets_no_entry() {
     assert_eq!(top(&d), "flash-attention-build-errors", "{d:#?}");
     assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// A message that other failures print too (a signature's `also:`) points at each of them: a
+/// cuBLAS handle that cannot be created is most often memory, or an earlier out-of-range index
+/// that broke the context. The answer offers them, and is no diagnosis until something tells
+/// them apart; an index assert in the log does.
+#[test]
+fn a_message_several_failures_print_offers_them_all() {
+    let log = "Traceback (most recent call last):
+  File \"/work/train.py\", line 61, in <module>
+    logits = model(input_ids)
+RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`
+";
+    let d = diagnosed(log);
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    let slugs: Vec<&str> = d.entries.iter().take(3).map(|e| e.slug.as_str()).collect();
+    assert_eq!(
+        slugs,
+        [
+            "cublas-status-errors",
+            "cuda-oom-batch-too-large",
+            "device-side-assert-index-out-of-bounds"
+        ]
+    );
+    let asserted = format!(
+        "/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1146: indexSelectLargeIndex: block: [12,0,0], thread: [64,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n{log}"
+    );
+    let d = diagnosed(&asserted);
+    assert_eq!(top(&d), "device-side-assert-index-out-of-bounds", "{d:#?}");
+}

@@ -24,7 +24,7 @@ const SAME_MATCH: f32 = 0.05;
 /// for it to point at the entry at all: its coverage times the share of its defining words,
 /// and its coverage alone (a signature of generic words has no defining word to miss). Below
 /// them, and with no cue or finding, no entry explains the log.
-const MIN_POINTING: f32 = 0.15;
+const MIN_POINTING: f32 = 0.12;
 const MIN_POINTING_COVERAGE: f32 = 0.3;
 
 /// Why the best entry falls short of a diagnosis, for the sentence that says so.
