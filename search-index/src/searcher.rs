@@ -62,6 +62,10 @@ pub struct Hit {
     /// longer message, says little of which entry it is.
     #[serde(skip)]
     pub specific: bool,
+    /// Whether that signature has defining terms at all; one of words many entries share has
+    /// none, and its `defining` is 1 whatever the query.
+    #[serde(skip)]
+    pub defined: bool,
 }
 
 /// The answer to a query, as `errata search --json` prints it and the browser receives it.
@@ -402,23 +406,9 @@ impl Searcher {
             else {
                 continue;
             };
-            let Some(meta) = self.docs.get(ord as usize) else {
-                continue;
-            };
-            let (matched_signature, coverage, defining, specific) =
-                self.best_signature(ord as usize, &term_set, sequence);
-            hits.push(Hit {
-                slug: meta.slug.clone(),
-                title: meta.title.clone(),
-                url: meta.url.clone(),
-                category: meta.category.clone(),
-                severity: meta.severity.clone(),
-                score: score * (1.0 + COVERAGE_BOOST * coverage * coverage * coverage),
-                matched_signature,
-                coverage,
-                defining,
-                specific,
-            });
+            if let Some(hit) = self.hit(ord as usize, score, &term_set, sequence) {
+                hits.push(hit);
+            }
         }
         hits.sort_by(|a, b| {
             b.score
@@ -432,6 +422,35 @@ impl Searcher {
         hits
     }
 
+    /// Entry `ord` as a hit for a query whose BM25 score is `score`, weighed by how well the
+    /// query matches its best signature: a signature missing its defining words is matched the
+    /// less.
+    fn hit(
+        &self,
+        ord: usize,
+        score: f32,
+        query: &HashSet<&str>,
+        sequence: &[String],
+    ) -> Option<Hit> {
+        let meta = self.docs.get(ord)?;
+        let (matched_signature, coverage, (defining, defined), specific) =
+            self.best_signature(ord, query, sequence);
+        let matched = coverage * (0.5 + 0.5 * defining);
+        Some(Hit {
+            slug: meta.slug.clone(),
+            title: meta.title.clone(),
+            url: meta.url.clone(),
+            category: meta.category.clone(),
+            severity: meta.severity.clone(),
+            score: score * (1.0 + COVERAGE_BOOST * matched * matched * matched),
+            matched_signature,
+            coverage,
+            defining,
+            specific,
+            defined,
+        })
+    }
+
     /// The signature the query covers best (ties: the longer signature). Coverage is the mean
     /// of the share of its terms found anywhere in the query and the share found as one run in
     /// the signature's order, so the signature's own wording counts more than scattered words.
@@ -440,7 +459,7 @@ impl Searcher {
         ord: usize,
         query: &HashSet<&str>,
         sequence: &[String],
-    ) -> (Option<String>, f32, f32, bool) {
+    ) -> (Option<String>, f32, (f32, bool), bool) {
         let mut best: Option<(f32, usize, usize)> = None;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
             if sig_terms.is_empty() {
@@ -486,21 +505,23 @@ impl Searcher {
                     specific,
                 )
             }
-            None => (None, 0.0, 0.0, false),
+            None => (None, 0.0, (0.0, false), false),
         }
     }
 
-    /// The share of a signature's defining terms found in the query; 1 when it has none.
-    fn defining_share(&self, signature: &[String], query: &HashSet<&str>) -> f32 {
+    /// The share of a signature's defining terms found in the query (1 when it has none), and
+    /// whether it has any.
+    fn defining_share(&self, signature: &[String], query: &HashSet<&str>) -> (f32, bool) {
         let defining: HashSet<&str> = signature
             .iter()
             .map(String::as_str)
             .filter(|t| self.rare.contains(*t))
             .collect();
         if defining.is_empty() {
-            return 1.0;
+            return (1.0, false);
         }
-        defining.iter().filter(|t| query.contains(*t)).count() as f32 / defining.len() as f32
+        let found = defining.iter().filter(|t| query.contains(*t)).count();
+        (found as f32 / defining.len() as f32, true)
     }
 
     /// Every entry's cues, and for each cue the entry (its place in [`Searcher::docs`]).

@@ -518,3 +518,32 @@ RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(
     let d = diagnosed(&asserted);
     assert_eq!(top(&d), "device-side-assert-index-out-of-bounds", "{d:#?}");
 }
+
+/// A signature whose every word is in several entries' signatures (`RuntimeError: Address
+/// already in use`) has no defining word to miss, so sharing its exception class and a word or
+/// two (`use`) names nothing: such a signature names the failure only when a line holds most
+/// of it.
+#[test]
+fn a_signature_of_shared_words_needs_most_of_its_wording() {
+    let d = diagnosed(
+        "RuntimeError: use_libuv was requested but PyTorch was build without libuv support\n",
+    );
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    let d = diagnosed("RuntimeError: Address already in use\n");
+    assert_eq!(top(&d), "distributed-port-in-use", "{d:#?}");
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}
+
+/// Of two signatures a line nearly matches, the one it misses no defining word of ranks first:
+/// a worker `killed by signal: Killed.` is the host's memory, not the shared-memory `Bus error`
+/// that differs from it in its last words.
+#[test]
+fn the_signature_missing_no_defining_word_ranks_first() {
+    let d =
+        diagnosed("RuntimeError: DataLoader worker (pid 108439) is killed by signal: Killed.\n");
+    assert_eq!(top(&d), "cpu-ram-exhaustion", "{d:#?}");
+    let d = diagnosed(
+        "RuntimeError: DataLoader worker (pid 108439) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.\n",
+    );
+    assert_eq!(top(&d), "dataloader-shared-memory-crash", "{d:#?}");
+}

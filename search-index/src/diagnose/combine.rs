@@ -367,6 +367,7 @@ fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, 
         signature: hit.matched_signature,
         coverage: hit.coverage,
         defining: hit.defining,
+        defined: hit.defined,
         role,
         score,
     });

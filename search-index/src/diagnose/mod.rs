@@ -88,6 +88,9 @@ pub struct Evidence {
     pub coverage: f32,
     /// The share of that signature's defining words the line has (see [`crate::Hit`]).
     pub defining: f32,
+    /// Whether that signature has defining words at all.
+    #[serde(skip)]
+    pub defined: bool,
     pub role: Role,
     pub score: f32,
 }

@@ -18,6 +18,9 @@ const MIN_COVERAGE: f32 = 0.5;
 const MIN_CONTEXT_COVERAGE: f32 = 0.8;
 /// The share of a signature's defining words a line needs to name the failure.
 const MIN_DEFINING: f32 = 0.75;
+/// The coverage a line needs to name the failure by a signature that has no defining words
+/// (each of its words is in several entries' signatures): most of its wording.
+const MIN_UNDEFINED_COVERAGE: f32 = 0.8;
 /// Another entry whose signature the same line covers to within this much matches it as well.
 const SAME_MATCH: f32 = 0.05;
 /// The least a line that is not a consequence of another error must share with a signature
@@ -157,6 +160,7 @@ fn names_the_failure(
             && (only_context || e.role != Role::Context)
             && e.coverage >= threshold
             && e.defining >= MIN_DEFINING
+            && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
     };
     // Of lines covered as well, the one that weighs most: the exception, not a warning that
     // echoes it.

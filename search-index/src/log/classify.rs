@@ -12,7 +12,7 @@ pub fn is_frame(text: &str) -> bool {
         || text.starts_with(['^', '~'])
         || text.starts_with("Cell In[")
         || text.starts_with("<ipython-input-")
-        || (text.starts_with("--") && text.trim_start_matches('-').starts_with('>'))
+        || is_ipython_arrow(text)
         || text.starts_with("[... skipping")
         || text.starts_with("...")
         || text
@@ -20,6 +20,16 @@ pub fn is_frame(text: &str) -> bool {
             .next()
             .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
         || text.chars().all(|c| c == '-' || c == '=' || c == ' ')
+}
+
+/// IPython's arrow at the current line of a frame: `----> 3 code`, and as the line numbers grow
+/// wider, `--> 284 code` and `-> 1470 code`.
+fn is_ipython_arrow(text: &str) -> bool {
+    text.starts_with('-')
+        && text
+            .trim_start_matches('-')
+            .strip_prefix('>')
+            .is_some_and(|rest| rest.trim_start().starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line.
@@ -69,27 +79,36 @@ pub const ERROR_MARKERS: [&str; 43] = [
     "Skipping step",
 ];
 
-/// Lines that mention a numeric failure: a loss or norm that is NaN or Inf.
+/// How far before a `nan` or `inf` the word it is the value of may start (`loss=nan`,
+/// `grad_norm: inf`, `Loss is NaN`), in bytes.
+const NAN_VALUE_REACH: usize = 24;
+
+/// Lines that mention a numeric failure: a loss or norm that is NaN or Inf. The value must be
+/// the loss's, the norm's or the gradient's, close after its name: a configuration printed as
+/// `{'gradient_clipping': 1.0, 'steps_per_print': inf}` has no infinite loss.
 fn is_nan_line(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
-    let has_word = |w: &str| {
-        lower.match_indices(w).any(|(i, _)| {
-            let before = lower[..i]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric());
-            let after = lower[i + w.len()..]
-                .chars()
-                .next()
-                .is_none_or(|c| !c.is_alphanumeric());
-            before && after
-        })
+    let named = |w: &str| lower.contains(w);
+    let whole_word = |i: usize, w: &str| {
+        let before = lower[..i].chars().next_back();
+        let after = lower[i + w.len()..].chars().next();
+        before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
     };
-    (has_word("nan") || has_word("inf") || lower.contains("non-finite"))
-        && (lower.contains("loss")
-            || lower.contains("grad")
-            || lower.contains("norm")
-            || lower.contains("nan values"))
+    let value_of_a_loss = |i: usize| {
+        let mut start = i.saturating_sub(NAN_VALUE_REACH);
+        while !lower.is_char_boundary(start) {
+            start -= 1;
+        }
+        ["loss", "grad", "norm"]
+            .iter()
+            .any(|w| lower[start..i].contains(w))
+    };
+    let nan_value = ["nan", "inf"]
+        .iter()
+        .any(|w| (lower.match_indices(w)).any(|(i, _)| whole_word(i, w) && value_of_a_loss(i)));
+    nan_value
+        || (named("non-finite") && (named("loss") || named("grad") || named("norm")))
+        || named("nan values")
 }
 
 /// The kind of a line outside a traceback, if it carries an error.
@@ -186,8 +205,9 @@ pub fn is_warning_class(text: &str) -> bool {
 /// `failed (exitcode: 1)`, DeepSpeed's `exits with return code`, srun's `error:` lines): a
 /// consequence of the child's own error, even where the log does not show that error.
 pub fn is_launcher_summary(text: &str) -> bool {
-    const MARKERS: [&str; 9] = [
+    const MARKERS: [&str; 10] = [
         "ChildFailedError",
+        "terminated with exit code",
         "Root Cause (first observed failure)",
         "failed (exitcode",
         "Sending process",

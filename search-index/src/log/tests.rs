@@ -509,3 +509,36 @@ fn a_message_among_caret_markers_is_read() {
         "{report:#?}"
     );
 }
+
+/// IPython shortens its arrow as line numbers grow wider (`---->`, `-->`, `->`): each is a
+/// frame's current line, not an error line, however its code reads.
+#[test]
+fn ipython_arrows_of_every_width_are_frames() {
+    for line in [
+        "----> 3 metrics = m.fit(df)",
+        "--> 284 trainer.restore(ckpt_path)",
+        "-> 1470 raise pickle.UnpicklingError(_get_wo_message(str(e))) from None",
+    ] {
+        assert!(classify::is_frame(line), "{line}");
+        assert_eq!(classify(line), None, "{line}");
+    }
+    assert!(!classify::is_frame("-> see the docs"));
+}
+
+/// A NaN or Inf is a failing loss when it is the value of a loss, norm or gradient named just
+/// before it; a configuration that prints `inf` for another setting is not.
+#[test]
+fn a_nan_must_be_the_value_of_a_loss() {
+    for line in [
+        "step 120 loss nan",
+        "grad_norm: inf",
+        "Loss is NaN at step 1200, stopping training",
+        "{'loss': nan, 'grad_norm': nan, 'epoch': 0.1}",
+    ] {
+        assert_eq!(classify(line), Some(LineKind::Error), "{line}");
+    }
+    assert_eq!(
+        classify("ds_config: {'gradient_accumulation_steps': 1, 'gradient_clipping': 1.0, 'steps_per_print': inf}"),
+        None
+    );
+}
