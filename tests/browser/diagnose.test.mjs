@@ -118,6 +118,24 @@ test('pasting a multi-rank log diagnoses it: OOM on rank 3, the watchdog timeout
   assert.deepEqual(errors, []);
 });
 
+test('a log no entry explains names its first error and links a search for it', { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  await page.goto(url('/'));
+  const line = "AttributeError: 'DistributedDataParallel' object has no attribute 'generate'";
+  const text = `Traceback (most recent call last):\n  File "/work/train.py", line 88, in <module>\n    out = model.generate(batch)\n${line}\n`;
+  assert.equal(await pasteInto(page, '#search-input', text), true);
+  await diagnosisShown(page);
+  assert.match(await page.textContent('#diagnosis-message'), /^No entry explains this log\. The first error found is at line 4/);
+  assert.match(await page.textContent('#diagnosis-cause .diag-cause-label'), /^First error: line 4/);
+  assert.equal(await page.locator('ol#diagnosis-entries').count(), 0, 'no candidates are offered');
+  const link = page.locator('#diagnosis a.diag-search-line');
+  assert.equal(new URL(await link.getAttribute('href'), page.url()).searchParams.get('q'), line);
+  await link.click();
+  await searchSettled(page, line);
+  assert.equal(new URL(page.url()).pathname, '/search/');
+  assert.deepEqual(errors, []);
+});
+
 test('a log typed into the box is diagnosed on Enter', { timeout: 60000 }, async (t) => {
   const { page, errors, url } = await openPage(env, t);
   await page.goto(url('/'));

@@ -121,13 +121,13 @@
     return head;
   }
 
-  /* The first failure ("Likely cause"), or null. */
-  function renderCause(ff) {
+  /* The first failure ("Likely cause"; "First error" when no entry explains the log), or null. */
+  function renderCause(ff, outcome) {
     if (!ff || typeof ff !== 'object') return null;
     var cause = el('div', 'diag-cause');
     cause.id = 'diagnosis-cause';
     var label = el('p', 'diag-cause-label');
-    label.appendChild(el('strong', null, 'Likely cause:'));
+    label.appendChild(el('strong', null, outcome === 'none' ? 'First error:' : 'Likely cause:'));
     var bits = ['line ' + ff.line].concat(lineMeta(ff));
     label.appendChild(doc.createTextNode(' ' + bits.join(', ')));
     cause.appendChild(label);
@@ -135,9 +135,15 @@
     return cause;
   }
 
-  function appendEntries(panel, entries, root, outcome) {
+  function appendEntries(panel, entries, root, outcome, ff) {
     if (!entries.length) {
-      panel.appendChild(el('p', 'diag-none', 'No entry explains this log.'));
+      var none = el('p', 'diag-none', 'No entry explains this log. ');
+      if (ff && typeof ff.text === 'string' && ff.text) {
+        var a = el('a', 'diag-search-line', 'Search the encyclopedia for this error');
+        a.href = root + 'search/?q=' + encodeURIComponent(ff.text);
+        none.appendChild(a);
+      }
+      panel.appendChild(none);
       return;
     }
     var title = outcome === 'possible' ? 'Possible entries, best first (no diagnosis)'
@@ -239,9 +245,9 @@
     var msg = el('p', 'diag-message' + (r.diagnosed ? ' is-diagnosed' : ''), r.message || '');
     msg.id = 'diagnosis-message';
     panel.appendChild(msg);
-    var cause = renderCause(r.first_failure);
+    var cause = renderCause(r.first_failure, r.outcome);
     if (cause) panel.appendChild(cause);
-    appendEntries(panel, arr(r.entries), this.root, r.outcome);
+    appendEntries(panel, arr(r.entries), this.root, r.outcome, r.first_failure);
     var coll = renderCollateral(arr(r.collateral));
     if (coll) panel.appendChild(coll);
     panel.appendChild(renderBack());
