@@ -14,6 +14,8 @@ const DESKTOP = { viewport: { width: 1280, height: 900 } };
 const VIEWS = {
   async home(page, url) { await page.goto(url('/')); },
   async entry(page, url) { await page.goto(url('/memory/cuda-oom-batch-too-large/')); },
+  // A list of cards whose summaries hold long unbroken words (`PYTORCH_CUDA_ALLOC_CONF=...`).
+  async tag(page, url) { await page.goto(url('/tags/cuda-oom/')); },
   async search(page, url) {
     const q = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB';
     await page.goto(url('/search/?q=' + encodeURIComponent(q)));

@@ -451,8 +451,9 @@ fn a_changed_card_macro_redraws_the_cards_kept_by_serve() {
 }
 
 /// Cards are drawn once per page depth and reused; a site theme's own `macros::card` is
-/// the one drawn, in lists, related entries and on the home page, with links right for
-/// each page's depth.
+/// the one drawn, in lists and on the home page, with links right for each page's depth.
+/// (The default entry page lists related entries as one line each, not as cards; its links
+/// are right for its depth too.)
 #[test]
 fn a_themes_card_macro_draws_every_card() {
     let tmp = tempfile::tempdir().unwrap();
@@ -465,7 +466,6 @@ fn a_themes_card_macro_draws_every_card() {
         ("failures/index.html", "../", 4),
         ("failures/page/3/index.html", "../../../", 4),
         ("tags/oom/index.html", "../../", 4),
-        ("memory/entry-00/index.html", "../../", 6),
         ("index.html", "./", 8),
     ] {
         let html = page(path);
@@ -484,5 +484,18 @@ fn a_themes_card_macro_draws_every_card() {
                 "{path}: {link}"
             );
         }
+    }
+    let entry = page("memory/entry-00/index.html");
+    let related = entry.split("class=\"related-list\"").nth(1).unwrap();
+    let related = related.split("</ul>").next().unwrap();
+    let links: Vec<&str> = related
+        .split("href=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert_eq!(links.len(), 6, "{links:?}");
+    for link in links {
+        let target = link.strip_prefix("../../").unwrap();
+        assert!(site.contains_key(&format!("{target}index.html")), "{link}");
     }
 }
