@@ -547,3 +547,26 @@ fn the_signature_missing_no_defining_word_ranks_first() {
     );
     assert_eq!(top(&d), "dataloader-shared-memory-crash", "{d:#?}");
 }
+
+/// One allocation larger than the whole device is no batch a little too large: the entries of
+/// sizes that grow faster than the batch come first, with the numbers as the reason.
+#[test]
+fn a_request_larger_than_the_device_points_past_the_batch() {
+    let log = "RuntimeError: CUDA out of memory. Tried to allocate 77.40 GiB (GPU 0; 38.61 GiB total capacity; 13.21 GiB already allocated; 8.81 GiB free; 26.90 GiB reserved in total by PyTorch)\n";
+    let d = diagnosed(log);
+    assert!(
+        [
+            "activation-memory-quadratic-attention",
+            "activation-memory-spike"
+        ]
+        .contains(&top(&d)),
+        "{d:#?}"
+    );
+    assert!(d.entries[0].reasons[0].contains("77.40 GiB, more than the device's whole 38.61 GiB"));
+    let fits = log.replace("77.40 GiB (", "7.40 GiB (");
+    let d = diagnosed(&fits);
+    assert!(d
+        .entries
+        .iter()
+        .all(|e| e.reasons.iter().all(|r| !r.contains("whole"))));
+}

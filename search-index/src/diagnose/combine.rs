@@ -230,6 +230,10 @@ fn apply_findings(
             oom_in_attention(lines).map(|why| (true, why)),
         ),
         ("oom-logits", oom_in_loss(lines).map(|why| (true, why))),
+        (
+            "oom-larger-than-device",
+            oom_larger_than_device(lines).map(|why| (true, why)),
+        ),
     ];
     for (name, verdict) in findings {
         let Some((speaks_for, why)) = verdict else {
@@ -290,6 +294,14 @@ fn oom_in_loss(lines: &[ErrorLine]) -> Option<String> {
         .iter()
         .filter(|l| !l.collateral)
         .find_map(|l| loss::in_loss(l.line, &l.with_continuation(), &l.context))
+}
+
+/// An out-of-memory error whose request was larger than the whole device, in words.
+fn oom_larger_than_device(lines: &[ErrorLine]) -> Option<String> {
+    lines.iter().filter(|l| !l.collateral).find_map(|l| {
+        let numbers = OomNumbers::of(&l.with_continuation())?;
+        oom::larger_than_device(&numbers, l.line)
+    })
 }
 
 /// A process killed with SIGKILL before any Python exception was printed, in words.

@@ -15,7 +15,7 @@ mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 4] = [
+pub const FINDINGS: [(&str, &str); 5] = [
     (
         "oom-fragmentation",
         "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
@@ -31,6 +31,10 @@ pub const FINDINGS: [(&str, &str); 4] = [
     (
         "oom-logits",
         "an out-of-memory error raised in the loss over the vocabulary (`cross_entropy`, `log_softmax`, a `logits.float()` upcast): logits that grow with the tokens in the batch",
+    ),
+    (
+        "oom-larger-than-device",
+        "an out-of-memory error whose one failed allocation is larger than the device's whole capacity: a tensor that grows faster than the batch, not a batch a little too large",
     ),
 ];
 

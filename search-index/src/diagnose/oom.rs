@@ -7,7 +7,8 @@
 //! 6.80 GiB cached)`, where *cached* is the memory reserved but unallocated), PyTorch 2.x (`GPU
 //! 0 has a total capacity of ... of which ... is free. ... Of the allocated memory ... is
 //! allocated by PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out
-//! of memory trying to allocate`) and XLA (`Out of memory while trying to allocate N bytes`).
+//! of memory trying to allocate`), XLA (`Out of memory while trying to allocate N bytes`) and
+//! CuPy (`Out of memory allocating 488,455,168 bytes`).
 //! From them, whether allocator fragmentation can explain the failure: only when the memory
 //! reserved but unallocated, with what the device still has free, could have held the request.
 //! A memory summary or snapshot printed beside the OOM ([`dump_fragmentation`]) answers the
@@ -54,7 +55,8 @@ impl OomNumbers {
         let lower = line.to_ascii_lowercase();
         let n = OomNumbers {
             requested: size_after(&lower, "tried to allocate")
-                .or_else(|| size_after(&lower, "trying to allocate")),
+                .or_else(|| size_after(&lower, "trying to allocate"))
+                .or_else(|| size_after(&lower, "out of memory allocating")),
             capacity: size_after(&lower, "total capacity of")
                 .or_else(|| size_before(&lower, "total capacity")),
             free: size_after(&lower, "of which").or_else(|| size_before(&lower, "free;")),
@@ -109,6 +111,21 @@ impl OomNumbers {
             "{said}: the allocator holds enough free memory for the request, but in pieces too small (fragmentation)"
         )))
     }
+}
+
+/// The sentence that says the failed allocation was larger than the whole device, if it was
+/// (`line` is where the message is). No batch a little too large asks for more than the card
+/// holds: one tensor that size grows faster than the batch, with the square of a sequence's
+/// length (attention scores, pair representations) or with a long input.
+pub fn larger_than_device(numbers: &OomNumbers, line: usize) -> Option<String> {
+    let (requested, capacity) = (numbers.requested?, numbers.capacity?);
+    (requested > capacity).then(|| {
+        format!(
+            "line {line}: one allocation of {}, more than the device's whole {}: a single tensor that grows faster than the batch (with the square of a sequence's length, or with one very long input), not a batch a little too large",
+            human(requested),
+            human(capacity)
+        )
+    })
 }
 
 /// Whether fragmentation can explain an OOM, from a memory dump the log prints (`line` is
@@ -299,6 +316,25 @@ mod tests {
     }
 
     #[test]
+    fn a_request_larger_than_the_device() {
+        let line = "RuntimeError: CUDA out of memory. Tried to allocate 77.40 GiB (GPU 0; 38.61 GiB total capacity; 13.21 GiB already allocated; 8.81 GiB free; 26.90 GiB reserved in total by PyTorch)";
+        let n = OomNumbers::of(line).unwrap();
+        assert!(larger_than_device(&n, 4).unwrap().starts_with(
+            "line 4: one allocation of 77.40 GiB, more than the device's whole 38.61 GiB"
+        ));
+        let small = OomNumbers {
+            requested: Some(2.0 * GIB),
+            ..n.clone()
+        };
+        assert_eq!(larger_than_device(&small, 4), None);
+        let unknown = OomNumbers {
+            capacity: None,
+            ..n
+        };
+        assert_eq!(larger_than_device(&unknown, 4), None);
+    }
+
+    #[test]
     fn other_frameworks_state_the_request_only() {
         let tf = "Allocator (GPU_0_bfc) ran out of memory trying to allocate 23.84GiB. Current allocation summary follows.";
         assert_eq!(OomNumbers::of(tf).unwrap().requested, Some(23.84 * GIB));
@@ -306,6 +342,8 @@ mod tests {
         let n = OomNumbers::of(xla).unwrap();
         assert_eq!(n.requested, Some(GIB));
         assert_eq!(n.fragmentation(), None);
+        let cupy = "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes (allocated so far: 2,147,483,648 bytes).";
+        assert_eq!(OomNumbers::of(cupy).unwrap().requested, Some(GIB));
         assert_eq!(OomNumbers::of("RuntimeError: boom"), None);
     }
 }

@@ -65,8 +65,10 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         if found_rank.is_some() && rank.is_none() {
             rank = found_rank;
         }
-        if level.is_none() {
-            level = level_of(&trimmed[..trimmed.len() - after.len()]);
+        // The level nearest the text is the message's own: an outer prefix is a relay's (a
+        // container's logger that prints everything at INFO).
+        if let Some(found) = level_of(&trimmed[..trimmed.len() - after.len()]) {
+            level = Some(found);
         }
         if after.len() == trimmed.len() {
             break;

@@ -80,6 +80,26 @@ struct RankState {
     /// The exception line just read (its place among the folded lines) and how many of the
     /// plain lines that follow may still continue its message.
     continuing: Option<(usize, usize)>,
+    /// The last line was a traceback frame no deeper than the traceback's header: a relay that
+    /// dropped the indentation (a container's or a launcher's logger), so the next line is the
+    /// frame's source line unless it is an exception head.
+    flat_frame: bool,
+}
+
+impl RankState {
+    /// Whether `line` ends the traceback being read (if one is): a line no deeper than its
+    /// header that is neither a frame nor the source line of a frame whose indentation a relay
+    /// dropped.
+    fn ends_traceback(&mut self, line: &CleanLine) -> bool {
+        let frame = is_frame(&line.text);
+        let source_of_flat_frame =
+            self.in_traceback && self.flat_frame && !frame && !exception_head(&line.text);
+        self.flat_frame = self.in_traceback
+            && frame
+            && line.text.starts_with("File ")
+            && line.indent <= self.traceback_indent;
+        line.indent <= self.traceback_indent && !frame && !source_of_flat_frame
+    }
 }
 
 /// What starts a Python traceback.
@@ -163,12 +183,13 @@ impl<'c> LogReader<'c> {
             }
             state.in_traceback = true;
             state.continuing = None;
+            state.flat_frame = false;
             state.traceback_indent = line.indent;
             state.recent.clear();
             return;
         }
         let state = self.ranks.entry(line.rank).or_default();
-        let ends_traceback = line.indent <= state.traceback_indent && !is_frame(&line.text);
+        let ends_traceback = state.ends_traceback(&line);
         let kind = if state.in_traceback && ends_traceback {
             if line
                 .text

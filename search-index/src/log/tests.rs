@@ -542,3 +542,32 @@ fn a_nan_must_be_the_value_of_a_loss() {
         None
     );
 }
+
+/// A container's logger that relays a job's output prints every line at INFO and drops the
+/// indentation: the inner prefix's level is the line's, and a frame's source line stays one.
+#[test]
+fn a_relayed_log_keeps_its_own_levels_and_frames() {
+    let relay = "I0201 18:09:47.885410 1402 run_docker.py:247]";
+    let log = [
+        "I0201 09:02:11.401877 1400 run.py:161] Predicting target_7",
+        "2022-02-01 09:09:47.884911: E external/xla/client.cc:2085] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 37274034432 bytes.",
+        "Traceback (most recent call last):",
+        "File \"/app/run.py\", line 427, in <module>",
+        "app.run(main)",
+        "File \"/app/model.py\", line 167, in predict",
+        "result = self.apply(self.params, feat)",
+        "RuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 37274034432 bytes.",
+    ]
+    .map(|l| format!("{relay} {l}\n"))
+    .concat();
+    let lines = read_log(&log).error_lines;
+    let texts: Vec<(&str, LineKind)> = lines.iter().map(|l| (l.text.as_str(), l.kind)).collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts[0]
+        .0
+        .starts_with("external/xla/client.cc:2085] Execution of replica 0"));
+    assert_eq!(texts[0].1, LineKind::Error);
+    assert!(texts[1].0.starts_with("RuntimeError: RESOURCE_EXHAUSTED"));
+    assert_eq!(texts[1].1, LineKind::Exception);
+    assert!(lines[1].context.contains("result = self.apply"));
+}
