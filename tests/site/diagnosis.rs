@@ -211,6 +211,9 @@ Traceback (most recent call last):
 ";
     let d = diagnosed(log);
     assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    // The traceback is cut before its exception line: its frames, not the warning, say what
+    // crashed.
+    assert_eq!(top(&d), "deepspeed-zero3-partition-errors", "{d:#?}");
 }
 
 /// An OOM raised where attention multiplies queries by keys, with no entry's frame cue in the

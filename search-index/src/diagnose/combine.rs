@@ -143,6 +143,7 @@ pub(super) fn ranked_entries(
         &mut per_entry,
     );
     let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
+    warnings_below_a_cut_crash(&report.error_lines, &mut entries);
     put_findings_first(&mut entries);
     entries.sort_by(|a, b| {
         b.score
@@ -151,6 +152,33 @@ pub(super) fn ranked_entries(
     });
     entries.truncate(MAX_ENTRIES);
     Ok(entries)
+}
+
+/// A log whose crash is a traceback cut before its exception line has only the traceback's
+/// frames to say what failed. Warnings printed before it (routine ones: a loss scaler's
+/// overflow, a deprecation) did not crash the run: an entry that only warnings match ranks
+/// below the entry the crash's frames point at.
+fn warnings_below_a_cut_crash(lines: &[ErrorLine], entries: &mut [DiagnosedEntry]) {
+    if lines.iter().any(|l| l.kind == LineKind::Exception) {
+        return;
+    }
+    let framed = |e: &DiagnosedEntry| e.cues.iter().any(|c| c.kind == CueKind::Frame);
+    let crash = (entries.iter().filter(|e| framed(e)))
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    if crash <= 0.0 {
+        return;
+    }
+    let is_warning = |line: usize| {
+        lines
+            .iter()
+            .any(|l| l.line == line && l.kind == LineKind::Warning)
+    };
+    for e in entries.iter_mut().filter(|e| !framed(e)) {
+        if !e.evidence.is_empty() && e.evidence.iter().all(|ev| is_warning(ev.line)) {
+            e.score = e.score.min(crash * CUE_ONLY_MAX);
+        }
+    }
 }
 
 /// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
