@@ -462,6 +462,8 @@ fn other_wordings_of_the_host_running_out() {
         "Step 4/6 : RUN python train.py\nError: Process completed with exit code 137.\n",
         "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 6383992832 bytes.\n",
         "RuntimeError: DefaultCPUAllocator: can't allocate memory: you tried to allocate 8589934592 bytes. Error code 12 (Cannot allocate memory)\n",
+        // A notebook's own report, after a routine warning: the crash is the error line.
+        "/usr/lib/python3/jax/maps.py:412: UserWarning: xmap is experimental\n  warn(\"xmap is experimental\")\n\nYour session crashed after using all available RAM.\n",
     ] {
         let d = diagnosed(log);
         assert_eq!(top(&d), "cpu-ram-exhaustion", "{log}\n{d:#?}");

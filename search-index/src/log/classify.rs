@@ -33,7 +33,7 @@ fn is_ipython_arrow(text: &str) -> bool {
 }
 
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line.
-pub const ERROR_MARKERS: [&str; 43] = [
+pub const ERROR_MARKERS: [&str; 44] = [
     "Error:",
     "Error(",
     "Exception:",
@@ -59,6 +59,9 @@ pub const ERROR_MARKERS: [&str; 43] = [
     "return code = -9",
     "Segmentation fault",
     "core dumped",
+    // A notebook's or a runner's own report that the process died (`Your session crashed
+    // after using all available RAM.`).
+    "crashed",
     "Bus error",
     "Assertion",
     "assert",
