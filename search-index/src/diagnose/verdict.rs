@@ -175,15 +175,23 @@ fn names_the_failure(
     // An out-of-memory message has several causes: every other entry whose signature, defining
     // words and all, it matches is a rival, however little of that signature the line covers.
     let oom = is_oom_message(&best.text);
-    let shared = others.iter().any(|o| {
-        !o.ruled_out
-            && o.evidence.iter().any(|e| {
-                e.line == best.line
-                    && (oom || e.coverage + SAME_MATCH >= best.coverage)
-                    && e.defining >= MIN_DEFINING
-            })
-    });
-    let separated = !entry.cues.is_empty() || found;
+    let rivals: Vec<&DiagnosedEntry> = (others.iter())
+        .filter(|o| {
+            !o.ruled_out
+                && o.evidence.iter().any(|e| {
+                    e.line == best.line
+                        && (oom || e.coverage + SAME_MATCH >= best.coverage)
+                        && e.defining >= MIN_DEFINING
+                })
+        })
+        .collect();
+    let shared = !rivals.is_empty();
+    // A finding that speaks for a rival as well does not tell the two apart.
+    let finding_of_its_own = found
+        && !rivals
+            .iter()
+            .any(|o| o.reasons.iter().any(|r| entry.reasons.contains(r)));
+    let separated = !entry.cues.is_empty() || finding_of_its_own;
     match (shared && !separated, oom) {
         (false, _) => Ok(()),
         (true, true) => Err(Short::OomCauses),
