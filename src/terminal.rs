@@ -100,8 +100,14 @@ fn entry(out: &mut String, d: &Diagnosis, i: usize, e: &errata_search::diagnose:
     };
     let _ = writeln!(out, "\n{}. {label}: {}  [{}]", i + 1, e.title, e.slug);
     let _ = writeln!(out, "   {}", e.url);
+    // The browser labels a reason against the entry the same way.
+    let stance = if e.ruled_out {
+        "ruled out"
+    } else {
+        "reasoning"
+    };
     for why in &e.reasons {
-        let _ = writeln!(out, "   reasoning: {why}");
+        let _ = writeln!(out, "   {stance}: {why}");
     }
     for ev in e.evidence.iter().take(if i == 0 { 5 } else { 2 }) {
         let repeat = if ev.count > 1 {

@@ -198,6 +198,13 @@ fn diagnose_cli_text_and_json() {
         v["entries"][0]["score"].is_number(),
         "--json keeps the scores"
     );
+    // A reason against an entry says so, as the page does.
+    let tmp = tempfile::tempdir().unwrap();
+    let oom = tmp.path().join("oom.log");
+    std::fs::write(&oom, "RuntimeError: CUDA out of memory. Tried to allocate 77.40 GiB (GPU 0; 38.61 GiB total capacity; 13.21 GiB already allocated; 8.81 GiB free; 26.90 GiB reserved in total by PyTorch)\n").unwrap();
+    let r = errata(&["diagnose", oom.to_str().unwrap()]);
+    r.stdout_has("ruled out: 77.40 GiB requested")
+        .stdout_has("reasoning: line 1: one allocation");
 }
 
 #[test]
