@@ -571,6 +571,11 @@ fn a_request_larger_than_the_device_points_past_the_batch() {
     assert!(d.entries[0].reasons[0].contains("77.40 GiB, more than the device's whole 38.61 GiB"));
     // The finding speaks for both entries, so it names neither: candidates, no claim.
     assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert!(
+        d.message.contains("speaks for more than one of them"),
+        "{}",
+        d.message
+    );
     let fits = log.replace("77.40 GiB (", "7.40 GiB (");
     let d = diagnosed(&fits);
     assert!(d

@@ -40,6 +40,8 @@ enum Short {
     /// Its best line is an out-of-memory message, which has several causes, and nothing else
     /// says which.
     OomCauses,
+    /// What the log shows besides the line (a finding) speaks for a rival as well.
+    SharedFinding,
 }
 
 pub(super) fn decide(
@@ -194,6 +196,7 @@ fn names_the_failure(
     let separated = !entry.cues.is_empty() || finding_of_its_own;
     match (shared && !separated, oom) {
         (false, _) => Ok(()),
+        (true, _) if found => Err(Short::SharedFinding),
         (true, true) => Err(Short::OomCauses),
         (true, false) => Err(Short::Rivals),
     }
@@ -248,6 +251,9 @@ fn message(
                 }
                 Short::OomCauses => {
                     "an out-of-memory error has several causes, and nothing else in the log says which"
+                }
+                Short::SharedFinding => {
+                    "what the log shows speaks for more than one of them, and nothing tells them apart"
                 }
             };
             format!("Possibly {}{first}: {why}.", names.join(", or "))
