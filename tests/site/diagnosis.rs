@@ -576,6 +576,11 @@ fn a_request_larger_than_the_device_points_past_the_batch() {
         "{}",
         d.message
     );
+    // A finding of its own (the allocation was attention's) still tells its entry apart.
+    let in_attention = format!("Traceback (most recent call last):\n  File \"net/multihead_attention.py\", line 367, in forward\n    attn_weights = torch.bmm(q, k.transpose(1, 2))\n{log}");
+    let d = diagnosed(&in_attention);
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "activation-memory-quadratic-attention");
     let fits = log.replace("77.40 GiB (", "7.40 GiB (");
     let d = diagnosed(&fits);
     assert!(d

@@ -6,7 +6,9 @@
 //! little). The lines before an exception (where it was raised) add to entries the line itself
 //! matched. Cues an entry declares add to it where they turn up (a frame cue weighs more than a
 //! line cue), even in a log whose error line is missing; and a finding read from the numbers
-//! of the first out-of-memory message raises or lowers the entries decided by it.
+//! of the first out-of-memory message raises or lowers the entries decided by it. When the log
+//! ends in a traceback cut before its exception line, an entry only warnings match ranks below
+//! the entry the traceback's frames point at.
 
 use std::collections::BTreeMap;
 
@@ -143,7 +145,9 @@ pub(super) fn ranked_entries(
         &mut per_entry,
     );
     let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
-    warnings_below_a_cut_crash(&report.error_lines, &mut entries);
+    if report.cut_traceback {
+        warnings_below_a_cut_crash(&report.error_lines, &mut entries);
+    }
     put_findings_first(&mut entries);
     entries.sort_by(|a, b| {
         b.score

@@ -119,7 +119,7 @@ impl OomNumbers {
 /// length (attention scores, pair representations) or with a long input.
 pub fn larger_than_device(numbers: &OomNumbers, line: usize) -> Option<String> {
     let (requested, capacity) = (numbers.requested?, numbers.capacity?);
-    (requested > capacity).then(|| {
+    (capacity > 0.0 && requested > capacity).then(|| {
         format!(
             "line {line}: one allocation of {}, more than the device's whole {}: a single tensor that grows faster than the batch (with the square of a sequence's length, or with one very long input), not a batch a little too large",
             human(requested),

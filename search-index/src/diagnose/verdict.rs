@@ -127,7 +127,8 @@ struct Log {
 
 /// Whether the entry's evidence is enough to name the failure, else why not. When another
 /// candidate matches the same line as well (one message, several causes: a CUDA OOM), the
-/// message alone cannot tell them apart, and only a cue or a finding for the entry can.
+/// message alone cannot tell them apart, and only a cue or a finding of the entry's own (one
+/// that does not speak for the rival too) can.
 fn names_the_failure(
     entry: &DiagnosedEntry,
     others: &[DiagnosedEntry],
@@ -188,11 +189,12 @@ fn names_the_failure(
         })
         .collect();
     let shared = !rivals.is_empty();
-    // A finding that speaks for a rival as well does not tell the two apart.
+    // A finding that speaks for a rival as well does not tell the two apart; one the rivals
+    // lack does.
     let finding_of_its_own = found
-        && !rivals
+        && rivals
             .iter()
-            .any(|o| o.reasons.iter().any(|r| entry.reasons.contains(r)));
+            .all(|o| entry.reasons.iter().any(|r| !o.reasons.contains(r)));
     let separated = !entry.cues.is_empty() || finding_of_its_own;
     match (shared && !separated, oom) {
         (false, _) => Ok(()),

@@ -33,7 +33,7 @@ fn is_ipython_arrow(text: &str) -> bool {
 }
 
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line.
-pub const ERROR_MARKERS: [&str; 44] = [
+pub const ERROR_MARKERS: [&str; 47] = [
     "Error:",
     "Error(",
     "Exception:",
@@ -60,8 +60,11 @@ pub const ERROR_MARKERS: [&str; 44] = [
     "Segmentation fault",
     "core dumped",
     // A notebook's or a runner's own report that the process died (`Your session crashed
-    // after using all available RAM.`).
-    "crashed",
+    // after using all available RAM.`); not `crashed` alone (`restarting crashed workers`).
+    "session crashed",
+    "kernel crashed",
+    "process crashed",
+    "has crashed",
     "Bus error",
     "Assertion",
     "assert",

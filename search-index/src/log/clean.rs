@@ -66,8 +66,10 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
             rank = found_rank;
         }
         // The level nearest the text is the message's own: an outer prefix is a relay's (a
-        // container's logger that prints everything at INFO).
-        if let Some(found) = level_of(&trimmed[..trimmed.len() - after.len()]) {
+        // container's logger that prints everything at INFO). A source location
+        // (`[engine.py:120:error]`) names a function, not a level.
+        let prefix = &trimmed[..trimmed.len() - after.len()];
+        if let Some(found) = level_of(prefix).filter(|_| !prefix.contains(".py:")) {
             level = Some(found);
         }
         if after.len() == trimmed.len() {

@@ -84,6 +84,9 @@ pub struct LogReport {
     /// The numbers of a memory summary or snapshot printed in the log.
     #[serde(skip)]
     pub memory: Option<memory::MemoryDump>,
+    /// The log ends inside a traceback: cut before its exception line.
+    #[serde(skip)]
+    pub cut_traceback: bool,
 }
 
 /// Reads a whole log.

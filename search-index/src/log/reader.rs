@@ -82,7 +82,9 @@ struct RankState {
     continuing: Option<(usize, usize)>,
     /// The last line was a traceback frame no deeper than the traceback's header: a relay that
     /// dropped the indentation (a container's or a launcher's logger), so the next line is the
-    /// frame's source line unless it is an exception head.
+    /// frame's source line unless it is an exception head. A frame printed without source
+    /// (`<frozen ...>`) followed by an exception line whose class `exception_head` does not
+    /// know is read as source there, and the traceback ends at the next line.
     flat_frame: bool,
 }
 
@@ -448,7 +450,9 @@ impl<'c> LogReader<'c> {
             self.error(line, kind, number);
         }
         let mut pending = Vec::new();
+        let mut cut_traceback = false;
         for state in self.ranks.into_values() {
+            cut_traceback |= state.in_traceback;
             // A traceback cut before its exception line: its frames are all there is.
             self.cue_hits.extend(state.cues);
             pending.extend(state.pending);
@@ -469,6 +473,7 @@ impl<'c> LogReader<'c> {
         }
         self.folded.sort_by_key(|e| e.line);
         LogReport {
+            cut_traceback,
             memory: self.memory.finish(),
             lines_read: self.lines_read,
             cue_hits: self.cue_hits,

@@ -184,6 +184,11 @@ fn classifies() {
     assert_eq!(classify("UserWarning: something"), Some(LineKind::Warning));
     assert_eq!(classify("epoch 1 loss 0.25"), None);
     assert_eq!(classify("Information: infinite patience"), None);
+    assert_eq!(
+        classify("Your session crashed after using all available RAM."),
+        Some(LineKind::Error)
+    );
+    assert_eq!(classify("restarting crashed workers: 0 of 4"), None);
     assert_eq!(classify("frame #3: c10::Error::Error() + 0x1"), None);
     assert_eq!(
         classify("_pickle.UnpicklingError: Weights only load failed."),
@@ -570,4 +575,7 @@ fn a_relayed_log_keeps_its_own_levels_and_frames() {
     assert!(texts[1].0.starts_with("RuntimeError: RESOURCE_EXHAUSTED"));
     assert_eq!(texts[1].1, LineKind::Exception);
     assert!(lines[1].context.contains("result = self.apply"));
+    // A source location names a function, not a level: the logger's own ERROR stands.
+    let located = read_log("[2023-10-18 06:02:18,170] [ERROR] [engine.py:120:info] step failed\n");
+    assert_eq!(located.error_lines[0].kind, LineKind::Error);
 }
