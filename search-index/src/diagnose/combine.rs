@@ -244,11 +244,11 @@ fn apply_findings(
     memory: Option<&MemoryDump>,
     per_entry: &mut BTreeMap<String, Acc>,
 ) {
-    let fragmentation = fragmentation(lines, memory);
+    let oom = oom_numbers(lines);
     let findings = [
         (
             "oom-fragmentation",
-            fragmentation.map(|f| match f {
+            fragmentation(&oom, lines, memory).map(|f| match f {
                 Fragmentation::Possible(why) => (true, why),
                 Fragmentation::RuledOut(why) => (false, why),
             }),
@@ -264,7 +264,9 @@ fn apply_findings(
         ("oom-logits", oom_in_loss(lines).map(|why| (true, why))),
         (
             "oom-larger-than-device",
-            oom_larger_than_device(lines).map(|why| (true, why)),
+            (oom.iter())
+                .find_map(|(line, n)| oom::larger_than_device(n, *line))
+                .map(|why| (true, why)),
         ),
     ];
     for (name, verdict) in findings {
@@ -294,18 +296,27 @@ fn apply_findings(
     }
 }
 
-/// Whether fragmentation can explain the log's OOM: from the numbers of its message, else from
-/// a memory dump the log prints beside it.
-fn fragmentation(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> Option<Fragmentation> {
-    let oom = lines
+/// The numbers of each out-of-memory message that is not a consequence of another error, with
+/// its line number.
+fn oom_numbers(lines: &[ErrorLine]) -> Vec<(usize, OomNumbers)> {
+    lines
         .iter()
         .filter(|l| !l.collateral)
         .filter(|l| oom::is_oom_message(&l.text))
-        .filter_map(|l| OomNumbers::of(&l.with_continuation()))
-        .collect::<Vec<_>>();
-    oom.iter().find_map(OomNumbers::fragmentation).or_else(|| {
+        .filter_map(|l| Some((l.line, OomNumbers::of(&l.with_continuation())?)))
+        .collect()
+}
+
+/// Whether fragmentation can explain the log's OOM: from the numbers of its message (`oom`),
+/// else from a memory dump the log prints beside it.
+fn fragmentation(
+    oom: &[(usize, OomNumbers)],
+    lines: &[ErrorLine],
+    memory: Option<&MemoryDump>,
+) -> Option<Fragmentation> {
+    oom.iter().find_map(|(_, n)| n.fragmentation()).or_else(|| {
         let named = lines.iter().any(|l| oom::is_oom_message(&l.text));
-        let requested = oom.iter().find_map(|n| n.requested);
+        let requested = oom.iter().find_map(|(_, n)| n.requested);
         memory
             .filter(|_| named)
             .and_then(|dump| oom::dump_fragmentation(dump, requested))
@@ -326,14 +337,6 @@ fn oom_in_loss(lines: &[ErrorLine]) -> Option<String> {
         .iter()
         .filter(|l| !l.collateral)
         .find_map(|l| loss::in_loss(l.line, &l.with_continuation(), &l.context))
-}
-
-/// An out-of-memory error whose request was larger than the whole device, in words.
-fn oom_larger_than_device(lines: &[ErrorLine]) -> Option<String> {
-    lines.iter().filter(|l| !l.collateral).find_map(|l| {
-        let numbers = OomNumbers::of(&l.with_continuation())?;
-        oom::larger_than_device(&numbers, l.line)
-    })
 }
 
 /// A process killed with SIGKILL before any Python exception was printed, in words.

@@ -66,10 +66,8 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
             rank = found_rank;
         }
         // The level nearest the text is the message's own: an outer prefix is a relay's (a
-        // container's logger that prints everything at INFO). A source location
-        // (`[engine.py:120:error]`) names a function, not a level.
-        let prefix = &trimmed[..trimmed.len() - after.len()];
-        if let Some(found) = level_of(prefix).filter(|_| !prefix.contains(".py:")) {
+        // container's logger that prints everything at INFO).
+        if let Some(found) = level_of(&trimmed[..trimmed.len() - after.len()]) {
             level = Some(found);
         }
         if after.len() == trimmed.len() {
@@ -135,8 +133,12 @@ fn shorten(mut text: String) -> String {
     text
 }
 
-/// The level named in a stripped prefix: one of its words, brackets and colons aside.
+/// The level named in a stripped prefix: one of its words, brackets and colons aside. A source
+/// location (`[engine.py:120:error]`) names a function, not a level.
 fn level_of(prefix: &str) -> Option<Level> {
+    if prefix.contains(".py:") {
+        return None;
+    }
     prefix
         .split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | ':' | '|' | '-'))
         .find_map(|word| match word {
