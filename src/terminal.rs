@@ -103,6 +103,8 @@ fn entry(out: &mut String, d: &Diagnosis, i: usize, e: &errata_search::diagnose:
     // The browser labels a reason against the entry the same way.
     let stance = if e.ruled_out {
         "ruled out"
+    } else if e.doubted {
+        "unlikely"
     } else {
         "reasoning"
     };

@@ -25,6 +25,8 @@ mod diagnosis;
 mod faults;
 #[path = "site/incremental.rs"]
 mod incremental;
+#[path = "site/memory.rs"]
+mod memory;
 #[path = "site/run.rs"]
 mod run;
 #[path = "site/search.rs"]

@@ -136,6 +136,28 @@ test('a log no entry explains names its first error and links a search for it', 
   assert.deepEqual(errors, []);
 });
 
+test('a reason against an entry is labelled: ruled out by the numbers, or unlikely', { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  await page.goto(url('/'));
+  const reasons = async (log) => {
+    assert.equal(await pasteInto(page, '#search-input', log), true);
+    await diagnosisShown(page);
+    return page.$$eval('li.diag-entry[data-slug="cuda-allocator-fragmentation"] p.diag-reason',
+      (ps) => ps.map((p) => ({ text: p.textContent, against: p.classList.contains('is-ruled-out') })));
+  };
+  const oom = (allocated) => `Traceback (most recent call last):\n  File "/work/train.py", line 41, in <module>\n    loss.backward()\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 120.00 MiB (GPU 0; 15.78 GiB total capacity; ${allocated} already allocated; 90.00 MiB free; 14.80 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.\n`;
+  // The request fits in the unallocated pieces, a sliver of what is held: unlikely.
+  const doubted = await reasons(oom('14.60 GiB'));
+  assert.equal(doubted.length, 1, JSON.stringify(doubted));
+  assert.match(doubted[0].text, /^Unlikely: 120 MiB requested, 205 MiB reserved but unallocated/);
+  assert.ok(doubted[0].against);
+  // The pieces and the free memory together are smaller than the request: ruled out.
+  const ruled = await reasons(oom('14.78 GiB'));
+  assert.equal(ruled.length, 1, JSON.stringify(ruled));
+  assert.match(ruled[0].text, /^Ruled out: 120 MiB requested, 20 MiB reserved but unallocated.*cannot explain this$/);
+  assert.deepEqual(errors, []);
+});
+
 test('a log typed into the box is diagnosed on Enter', { timeout: 60000 }, async (t) => {
   const { page, errors, url } = await openPage(env, t);
   await page.goto(url('/'));

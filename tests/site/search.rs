@@ -25,7 +25,7 @@ fn searcher() -> (Searcher, Vec<errata_search::Document>) {
     (Searcher::from_documents(&docs).expect("indexes"), docs)
 }
 
-fn errata(args: &[&str]) -> Run {
+pub(crate) fn errata(args: &[&str]) -> Run {
     let mut c = Command::new(ERRATA);
     c.args(args)
         .arg("--root")

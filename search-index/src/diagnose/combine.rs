@@ -48,6 +48,8 @@ const FINDING_FOR: f32 = 1.5;
 const FINDING_AGAINST: f32 = 0.25;
 /// How far ahead of the others an entry a finding speaks for is put.
 const FINDING_LEAD: f32 = 1.1;
+/// Where an entry a finding doubts is put, as a share of the best undoubted entry's score.
+const DOUBT_CAP: f32 = 0.95;
 /// What a line weighs for an entry whose failure prints the signature it matched of another
 /// entry (that entry's `also:`), against what it weighs for that entry.
 const SHARED_SHARE: f32 = 0.9;
@@ -66,6 +68,7 @@ struct Acc {
     cues: Vec<CueEvidence>,
     reasons: Vec<String>,
     ruled_out: bool,
+    doubted: bool,
     meta: DocMeta,
 }
 
@@ -82,6 +85,7 @@ impl Acc {
             cues: Vec::new(),
             reasons: Vec::new(),
             ruled_out: false,
+            doubted: false,
             meta,
         }
     }
@@ -149,6 +153,7 @@ pub(super) fn ranked_entries(
         warnings_below_a_cut_crash(&report.error_lines, &mut entries);
     }
     put_findings_first(&mut entries);
+    doubted_behind_the_best(&mut entries);
     entries.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -188,7 +193,7 @@ fn warnings_below_a_cut_crash(lines: &[ErrorLine], entries: &mut [DiagnosedEntry
 /// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
 /// outweigh: an entry a finding speaks for goes ahead of every entry none speaks for.
 fn put_findings_first(entries: &mut [DiagnosedEntry]) {
-    let supported = |e: &DiagnosedEntry| !e.reasons.is_empty() && !e.ruled_out;
+    let supported = |e: &DiagnosedEntry| !e.reasons.is_empty() && !e.against();
     let best_other = entries
         .iter()
         .filter(|e| !supported(e))
@@ -196,6 +201,19 @@ fn put_findings_first(entries: &mut [DiagnosedEntry]) {
         .fold(0.0, f32::max);
     for e in entries.iter_mut().filter(|e| supported(e)) {
         e.score = e.score.max(best_other * FINDING_LEAD);
+    }
+}
+
+/// A finding that doubts an entry without ruling it out keeps it a candidate but never lets it
+/// lead: the words a message shares with its signature (an OOM's advice to avoid fragmentation)
+/// cannot outweigh numbers that speak against it.
+fn doubted_behind_the_best(entries: &mut [DiagnosedEntry]) {
+    let best = (entries.iter())
+        .filter(|e| !e.doubted)
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    for e in entries.iter_mut().filter(|e| e.doubted) {
+        e.score = e.score.min(best * DOUBT_CAP);
     }
 }
 
@@ -237,6 +255,15 @@ fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<St
     }
 }
 
+/// Which way a finding speaks of the entries that declare it.
+#[derive(Clone, Copy, PartialEq)]
+enum Stance {
+    For,
+    /// Against, without ruling the entry out.
+    Doubt,
+    Against,
+}
+
 /// The findings read from the log's lines, for or against the entries that declare them.
 fn apply_findings(
     searcher: &Searcher,
@@ -249,28 +276,32 @@ fn apply_findings(
         (
             "oom-fragmentation",
             fragmentation(&oom, lines, memory).map(|f| match f {
-                Fragmentation::Possible(why) => (true, why),
-                Fragmentation::RuledOut(why) => (false, why),
+                Fragmentation::Possible(why) => (Stance::For, why),
+                Fragmentation::Unlikely(why) => (Stance::Doubt, why),
+                Fragmentation::RuledOut(why) => (Stance::Against, why),
             }),
         ),
         (
             "host-oom-kill",
-            killed_before_any_error(lines).map(|why| (true, why)),
+            killed_before_any_error(lines).map(|why| (Stance::For, why)),
         ),
         (
             "oom-attention",
-            oom_in_attention(lines).map(|why| (true, why)),
+            oom_in_attention(lines).map(|why| (Stance::For, why)),
         ),
-        ("oom-logits", oom_in_loss(lines).map(|why| (true, why))),
+        (
+            "oom-logits",
+            oom_in_loss(lines).map(|why| (Stance::For, why)),
+        ),
         (
             "oom-larger-than-device",
             (oom.iter())
                 .find_map(|(line, n)| oom::larger_than_device(n, *line))
-                .map(|why| (true, why)),
+                .map(|why| (Stance::For, why)),
         ),
     ];
     for (name, verdict) in findings {
-        let Some((speaks_for, why)) = verdict else {
+        let Some((stance, why)) = verdict else {
             continue;
         };
         for d in searcher.docs() {
@@ -278,18 +309,20 @@ fn apply_findings(
                 continue;
             }
             // A finding for an entry makes it a candidate even where no line matched it.
-            if speaks_for {
+            if stance == Stance::For {
                 per_entry
                     .entry(d.slug.clone())
                     .or_insert_with(|| Acc::new(d.clone()));
             }
             if let Some(acc) = per_entry.get_mut(&d.slug) {
-                acc.factor *= if speaks_for {
-                    FINDING_FOR
-                } else {
-                    FINDING_AGAINST
-                };
-                acc.ruled_out |= !speaks_for;
+                match stance {
+                    Stance::For => acc.factor *= FINDING_FOR,
+                    Stance::Doubt => acc.doubted = true,
+                    Stance::Against => {
+                        acc.factor *= FINDING_AGAINST;
+                        acc.ruled_out = true;
+                    }
+                }
                 acc.reasons.push(why.clone());
             }
         }
@@ -443,6 +476,7 @@ fn entry(mut acc: Acc) -> DiagnosedEntry {
         cues: acc.cues,
         reasons: acc.reasons,
         ruled_out: acc.ruled_out,
+        doubted: acc.doubted,
     }
 }
 

@@ -137,9 +137,20 @@ pub struct DiagnosedEntry {
     /// What the numbers of the log say for or against the entry, in words.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
-    /// A finding speaks against the entry.
+    /// A finding rules the entry out.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ruled_out: bool,
+    /// A finding speaks against the entry without ruling it out: it stays a candidate but
+    /// never leads.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub doubted: bool,
+}
+
+impl DiagnosedEntry {
+    /// Whether a finding speaks against the entry, ruling it out or doubting it.
+    pub fn against(&self) -> bool {
+        self.ruled_out || self.doubted
+    }
 }
 
 /// A line of the log with its rank.

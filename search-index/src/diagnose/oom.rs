@@ -17,7 +17,7 @@
 use crate::log::memory::MemoryDump;
 
 /// The share of the memory the allocator holds that must be free (reserved but unallocated)
-/// for fragmentation to explain an OOM.
+/// for fragmentation to be a likely explanation of an OOM.
 pub const FRAGMENTED_SHARE: f64 = 0.1;
 
 /// What an OOM message says, in bytes.
@@ -38,6 +38,9 @@ pub enum Fragmentation {
     Possible(String),
     /// It could not: fragmentation cannot explain the failure.
     RuledOut(String),
+    /// It could, but the pieces are a sliver of what the allocator holds: the numbers speak
+    /// against fragmentation without ruling it out.
+    Unlikely(String),
 }
 
 /// Whether `line` is an out-of-memory message, in any of the wordings above.
@@ -81,9 +84,9 @@ impl OomNumbers {
     /// enough. The allocator raises an OOM after it has given back the cached segments it could;
     /// what it still holds unallocated sits in pieces beside live blocks. Fragmentation can
     /// explain the failure when those pieces, with what the device still has free, could have
-    /// held the request, and when they are a real part of what the allocator holds
-    /// ([`FRAGMENTED_SHARE`]): a sliver of slack beside memory nearly all allocated to tensors is
-    /// not what ran the device out.
+    /// held the request. It is unlikely when they are a sliver of what the allocator holds
+    /// (under [`FRAGMENTED_SHARE`]): slack beside memory nearly all allocated to tensors is
+    /// seldom what ran the device out, though a request that no piece fits still fails.
     pub fn fragmentation(&self) -> Option<Fragmentation> {
         let (requested, unallocated) = (self.requested?, self.unallocated()?);
         let free = self.free.unwrap_or(0.0);
@@ -102,8 +105,8 @@ impl OomNumbers {
         }
         let held = unallocated + self.allocated.unwrap_or(0.0);
         if unallocated < FRAGMENTED_SHARE * held {
-            return Some(Fragmentation::RuledOut(format!(
-                "{said}, of {} the allocator holds: nearly all of it is in use by tensors, so fragmentation is not what ran out the memory",
+            return Some(Fragmentation::Unlikely(format!(
+                "{said}, of {} the allocator holds: nearly all of it is in use by tensors, so fragmentation is unlikely to be what ran out the memory",
                 human(held)
             )));
         }
@@ -129,8 +132,9 @@ pub fn larger_than_device(numbers: &OomNumbers, line: usize) -> Option<String> {
 }
 
 /// Whether fragmentation can explain an OOM, from a memory dump the log prints (`line` is
-/// where): it can when the memory free in pieces is a real part of what the allocator holds
-/// ([`FRAGMENTED_SHARE`]) and, if the request is known, could have held it.
+/// where): it can when the memory free in pieces could have held the request (if the request
+/// is known), and is unlikely to when that memory is a sliver of what the allocator holds
+/// ([`FRAGMENTED_SHARE`]).
 pub fn dump_fragmentation(dump: &MemoryDump, requested: Option<f64>) -> Option<Fragmentation> {
     let (held, free, name) = dump.held_and_free()?;
     let said = format!(
@@ -139,15 +143,13 @@ pub fn dump_fragmentation(dump: &MemoryDump, requested: Option<f64>) -> Option<F
         human(free),
         human(held)
     );
-    if free < FRAGMENTED_SHARE * held {
-        return Some(Fragmentation::RuledOut(format!(
-            "{said}: too little for fragmentation to be what ran out the memory"
-        )));
-    }
     match requested {
         Some(request) if free < request => Some(Fragmentation::RuledOut(format!(
             "{said}, less than the {} requested: fragmentation cannot explain this",
             human(request)
+        ))),
+        _ if free < FRAGMENTED_SHARE * held => Some(Fragmentation::Unlikely(format!(
+            "{said}: too little for fragmentation to be the likely cause"
         ))),
         _ => Some(Fragmentation::Possible(format!("{said}: fragmentation"))),
     }
@@ -265,10 +267,11 @@ mod tests {
         let line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 79.18 GiB of which 1.08 GiB is free. Of the allocated memory 74.02 GiB is allocated by PyTorch, and 1.83 GiB is reserved by PyTorch but unallocated.";
         let mut n = OomNumbers::of(line).unwrap();
         assert_eq!(n.free, Some(1.08 * GIB));
-        // 1.83 GiB is 2.4 % of what the allocator holds: too little to be what ran out.
+        // 1.83 GiB is 2.4 % of what the allocator holds: unlikely to be what ran out, though
+        // the request fits in it.
         assert!(matches!(
             n.fragmentation(),
-            Some(Fragmentation::RuledOut(_))
+            Some(Fragmentation::Unlikely(_))
         ));
         n.allocated = Some(12.0 * GIB);
         assert!(matches!(
@@ -310,6 +313,10 @@ mod tests {
         };
         assert!(matches!(
             dump_fragmentation(&tight, None),
+            Some(Fragmentation::Unlikely(_))
+        ));
+        assert!(matches!(
+            dump_fragmentation(&tight, Some(2.0 * GIB)),
             Some(Fragmentation::RuledOut(_))
         ));
         assert_eq!(dump_fragmentation(&MemoryDump::default(), None), None);

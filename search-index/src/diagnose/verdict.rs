@@ -105,7 +105,7 @@ pub(super) fn decide(
 /// A line sharing a few common words with many signatures (`AttributeError: ... object has no
 /// attribute`) points nowhere.
 fn points_at(entry: &DiagnosedEntry) -> bool {
-    !entry.ruled_out
+    !entry.against()
         && (!entry.cues.is_empty()
             || !entry.reasons.is_empty()
             || entry.evidence.iter().any(|e| {
@@ -146,7 +146,7 @@ fn names_the_failure(
     };
     // A launcher's summary is a consequence, unless a finding says what it shows (a SIGKILL
     // with no Python error before it).
-    let found = !entry.reasons.is_empty() && !entry.ruled_out;
+    let found = !entry.reasons.is_empty() && !entry.against();
     // Warnings name the failure only when no traceback points elsewhere: a run that crashed
     // after routine warnings failed from the crash, and so did one whose exception the entry
     // does not match at all.
@@ -172,7 +172,7 @@ fn names_the_failure(
     }) else {
         return Err(Short::Weak);
     };
-    if entry.ruled_out {
+    if entry.against() {
         return Err(Short::Weak);
     }
     // An out-of-memory message has several causes: every other entry whose signature, defining
@@ -180,7 +180,7 @@ fn names_the_failure(
     let oom = is_oom_message(&best.text);
     let rivals: Vec<&DiagnosedEntry> = (others.iter())
         .filter(|o| {
-            !o.ruled_out
+            !o.against()
                 && o.evidence.iter().any(|e| {
                     e.line == best.line
                         && (oom || e.coverage + SAME_MATCH >= best.coverage)
@@ -230,8 +230,9 @@ fn message(
             None => format!("Likely {}.", entries[0].title),
         },
         Outcome::Possible => {
-            // An entry a finding ruled out is listed below with the reason, not named here.
-            let open: Vec<&DiagnosedEntry> = entries.iter().filter(|e| !e.ruled_out).collect();
+            // An entry a finding ruled out or doubted is listed below with the reason, not named
+            // here.
+            let open: Vec<&DiagnosedEntry> = entries.iter().filter(|e| !e.against()).collect();
             let names: Vec<&str> = (if open.is_empty() {
                 entries.iter().collect()
             } else {

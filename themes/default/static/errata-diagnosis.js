@@ -79,8 +79,10 @@
     li.appendChild(errata.badges(entry));
     var reasons = arr(entry.reasons);
     for (var r = 0; r < reasons.length; r++) {
-      var why = el('p', 'diag-reason' + (entry.ruled_out ? ' is-ruled-out' : ''));
-      why.appendChild(el('strong', null, entry.ruled_out ? 'Ruled out: ' : 'Reasoning: '));
+      var against = entry.ruled_out || entry.doubted;
+      var why = el('p', 'diag-reason' + (against ? ' is-ruled-out' : ''));
+      why.appendChild(el('strong', null,
+        entry.ruled_out ? 'Ruled out: ' : entry.doubted ? 'Unlikely: ' : 'Reasoning: '));
       why.appendChild(doc.createTextNode(String(reasons[r])));
       li.appendChild(why);
     }

@@ -1,0 +1,249 @@
+//! Diagnosis of out-of-memory failures, on the real `content/` with logs the project writes:
+//! the numbers of an OOM message for or against fragmentation, the device's size, attention's
+//! frames and source lines, other frameworks' wordings, and memory dumps.
+
+use errata_search::diagnose::Outcome;
+
+use super::diagnosis::{diagnosed, top};
+
+/// The same OOM line raised inside attention frames of a decoder: the quadratic-attention
+/// entry's frame cues put it first, and the diagnosis shows the frame.
+#[test]
+fn frames_inside_attention_point_at_long_sequences() {
+    let log = "Traceback (most recent call last):
+  File \"/opt/venv/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py\", line 812, in forward
+    attention_mask = self._prepare_decoder_attention_mask(
+  File \"/opt/venv/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py\", line 640, in _prepare_decoder_attention_mask
+    expanded_attn_mask = _expand_mask(attention_mask, inputs_embeds.dtype, tgt_len=input_shape[-1])
+torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB (GPU 0; 79.15 GiB total capacity; 61.02 GiB already allocated; 6.20 GiB free; 61.90 GiB reserved in total by PyTorch)
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "activation-memory-quadratic-attention", "{d:#?}");
+    let cues = &d.entries[0].cues;
+    assert!(
+        cues.iter()
+            .any(|c| c.cue == "_prepare_decoder_attention_mask"),
+        "{cues:?}"
+    );
+    // Without the frames, the plain OOM does not name long sequences first.
+    let plain = diagnosed(log.lines().last().unwrap());
+    assert_ne!(
+        top(&plain),
+        "activation-memory-quadratic-attention",
+        "{plain:#?}"
+    );
+}
+
+/// The OOM message's own numbers decide for or against fragmentation, and say why.
+#[test]
+fn oom_numbers_decide_fragmentation() {
+    let small = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.53 GiB memory in use. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 206.02 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n";
+    let d = diagnosed(small);
+    assert_ne!(top(&d), "cuda-allocator-fragmentation", "{d:#?}");
+    let frag = d
+        .entries
+        .iter()
+        .find(|e| e.slug == "cuda-allocator-fragmentation");
+    if let Some(frag) = frag {
+        assert!(frag.ruled_out);
+        assert_eq!(
+            frag.reasons,
+            ["1.96 GiB requested, 206 MiB reserved but unallocated (1.10 GiB free on the device): fragmentation cannot explain this"]
+        );
+    }
+    let large = small
+        .replace("21.90 GiB is allocated", "12.10 GiB is allocated")
+        .replace("206.02 MiB is reserved", "9.80 GiB is reserved");
+    let d = diagnosed(&large);
+    assert_eq!(top(&d), "cuda-allocator-fragmentation", "{d:#?}");
+    assert!(
+        d.entries[0].reasons[0].contains("in pieces too small"),
+        "{d:#?}"
+    );
+}
+
+/// TensorFlow's and XLA's wordings are read as out-of-memory errors.
+#[test]
+fn other_frameworks_oom_wordings() {
+    for log in [
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[64,512,4096] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n",
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.\n",
+    ] {
+        let d = diagnosed(log);
+        assert_eq!(top(&d), "cuda-oom-batch-too-large", "{log}\n{d:#?}");
+    }
+}
+
+/// An OOM raised where attention multiplies queries by keys, with no entry's frame cue in the
+/// traceback: the innermost frames still say the allocation was attention's.
+#[test]
+fn an_oom_in_attention_code_points_at_long_sequences() {
+    let log = "Traceback (most recent call last):
+  File \"/venv/lib/python3.10/site-packages/proteins/model.py\", line 112, in forward
+    x, attn = layer(x)
+  File \"/venv/lib/python3.10/site-packages/proteins/multihead_attention.py\", line 367, in forward
+    attn_weights = torch.bmm(q, k.transpose(1, 2))
+RuntimeError: CUDA out of memory. Tried to allocate 746.00 MiB (GPU 0; 15.78 GiB total capacity; 12.68 GiB already allocated; 718.75 MiB free; 13.63 GiB reserved in total by PyTorch)
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "activation-memory-quadratic-attention", "{d:#?}");
+    assert!(d.entries[0].reasons[0].contains("attn_weights"), "{d:#?}");
+}
+
+/// An OOM line without its numbers (an older wording), then `torch.cuda.memory_summary()`:
+/// when most of what the allocator reserves is non-releasable, the dump makes fragmentation
+/// the explanation, and the reasoning names the dump; when little is, it does not.
+#[test]
+fn a_memory_summary_speaks_for_or_against_fragmentation() {
+    let summary = |non_releasable_mib: u32| {
+        format!(
+            "RuntimeError: CUDA out of memory.
+|===========================================================================|
+|                  PyTorch CUDA memory summary, device ID 0                 |
+|---------------------------------------------------------------------------|
+|        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  |
+|---------------------------------------------------------------------------|
+| Allocated memory      |  41210 MiB |  70114 MiB |   8123 GiB |   8083 GiB |
+|---------------------------------------------------------------------------|
+| GPU reserved memory   |  78102 MiB |  78102 MiB |  90210 MiB |  12108 MiB |
+|---------------------------------------------------------------------------|
+| Non-releasable memory |  {non_releasable_mib} MiB |  40112 MiB |   7021 GiB |   7000 GiB |
+|===========================================================================|
+"
+        )
+    };
+    let fragmented = diagnosed(&summary(36_892));
+    assert_eq!(
+        top(&fragmented),
+        "cuda-allocator-fragmentation",
+        "{fragmented:#?}"
+    );
+    let reasons = &fragmented.entries[0].reasons;
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("torch.cuda.memory_summary()")),
+        "{reasons:?}"
+    );
+    let tidy = diagnosed(&summary(212));
+    assert_ne!(top(&tidy), "cuda-allocator-fragmentation", "{tidy:#?}");
+}
+
+/// Numbers that doubt fragmentation without ruling it out (the request fits in the reserved but
+/// unallocated memory, which is a sliver of what the allocator holds) keep it a candidate,
+/// behind the entry that leads, however much of its signature the OOM's advice matches.
+#[test]
+fn a_doubt_keeps_fragmentation_a_candidate_that_never_leads() {
+    let log = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 120.00 MiB (GPU 0; 15.78 GiB total capacity; 14.60 GiB already allocated; 90.00 MiB free; 14.80 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF\n";
+    let d = diagnosed(log);
+    let place = (d.entries.iter())
+        .position(|e| e.slug == "cuda-allocator-fragmentation")
+        .unwrap_or_else(|| panic!("fragmentation is no candidate: {d:#?}"));
+    assert!((1..3).contains(&place), "{d:#?}");
+    let frag = &d.entries[place];
+    assert!(frag.doubted && !frag.ruled_out, "{frag:#?}");
+    assert!(
+        frag.reasons[0].ends_with("so fragmentation is unlikely to be what ran out the memory"),
+        "{frag:#?}"
+    );
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    // The terminal labels the reason as the page does.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("oom.log");
+    std::fs::write(&path, log).unwrap();
+    super::search::errata(&["diagnose", path.to_str().unwrap()])
+        .stdout_has("unlikely: 120 MiB requested, 205 MiB reserved but unallocated");
+    // Without the doubt (a third of what is held is unallocated) it may lead.
+    let loose = log.replace("14.60 GiB already allocated", "10.00 GiB already allocated");
+    let d = diagnosed(&loose);
+    assert!(!d.entries.iter().any(|e| e.against()), "{d:#?}");
+}
+
+/// An out-of-memory message has several causes, so the message alone names none of them, even
+/// when one entry alone holds its wording (XLA's) or a warning echoes it word for word: the
+/// answer is "possible" until a finding or a cue says which cause. With attention's frames
+/// under the same message, it is a diagnosis.
+#[test]
+fn an_oom_message_alone_does_not_name_its_cause() {
+    let xla = "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 37274034352 bytes.\n";
+    let echoed = "WARNING: OOM: ran out of memory with exception: CUDA out of memory. Tried to allocate 2.16 GiB (GPU 3; 39.59 GiB total capacity; 30.44 GiB already allocated; 512.19 MiB free; 33.38 GiB reserved in total by PyTorch)
+Traceback (most recent call last):
+  File \"/work/train.py\", line 88, in step
+    loss.backward()
+RuntimeError: CUDA out of memory. Tried to allocate 2.16 GiB (GPU 3; 39.59 GiB total capacity; 30.44 GiB already allocated; 512.19 MiB free; 33.38 GiB reserved in total by PyTorch)
+";
+    for log in [xla, echoed] {
+        let d = diagnosed(log);
+        assert_eq!(d.outcome, Outcome::Possible, "{log}\n{d:#?}");
+        assert!(!d.diagnosed);
+        assert!(d.message.contains("several causes"), "{}", d.message);
+    }
+    // The numbers doubt fragmentation (2.94 GiB unallocated, a sliver of the 33.38 GiB held):
+    // the sentence does not offer it, and the entry keeps the reason.
+    let d = diagnosed(echoed);
+    assert!(!d.message.contains("Fragmentation"), "{}", d.message);
+    assert!(
+        (d.entries.iter()).any(|e| e.slug == "cuda-allocator-fragmentation" && e.doubted),
+        "{d:#?}"
+    );
+    let in_attention = echoed.replace(
+        "    loss.backward()",
+        "    attn_weights = torch.bmm(q, k.transpose(1, 2))",
+    );
+    let d = diagnosed(&in_attention);
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "activation-memory-quadratic-attention");
+}
+
+/// A paste that wrapped the OOM message: its numbers are on the next line, and still decide.
+/// PyTorch before 1.5 called the memory reserved but unallocated *cached*; with what the device
+/// had free it could have held the request, so fragmentation is a candidate.
+#[test]
+fn a_wrapped_oom_message_is_read_with_its_next_line() {
+    let log = "epoch 3 iter 1200 loss 1.024
+RuntimeError: CUDA out of memory. Tried to allocate 5.12 GiB
+(GPU 0; 11.92 GiB total capacity; 402.10 MiB already allocated; 2.85 GiB free; 6.20 GiB cached)
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "cuda-allocator-fragmentation", "{d:#?}");
+    assert_eq!(
+        d.entries[0].reasons,
+        ["5.12 GiB requested, 6.20 GiB reserved but unallocated (2.85 GiB free on the device): the allocator holds enough free memory for the request, but in pieces too small (fragmentation)"]
+    );
+}
+
+/// One allocation larger than the whole device is no batch a little too large: the entries of
+/// sizes that grow faster than the batch come first, with the numbers as the reason; a finding
+/// that speaks for two entries tells neither from the other.
+#[test]
+fn a_request_larger_than_the_device_points_past_the_batch() {
+    let log = "RuntimeError: CUDA out of memory. Tried to allocate 77.40 GiB (GPU 0; 38.61 GiB total capacity; 13.21 GiB already allocated; 8.81 GiB free; 26.90 GiB reserved in total by PyTorch)\n";
+    let d = diagnosed(log);
+    assert!(
+        [
+            "activation-memory-quadratic-attention",
+            "activation-memory-spike"
+        ]
+        .contains(&top(&d)),
+        "{d:#?}"
+    );
+    assert!(d.entries[0].reasons[0].contains("77.40 GiB, more than the device's whole 38.61 GiB"));
+    // The finding speaks for both entries, so it names neither: candidates, no claim.
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert!(
+        d.message.contains("speaks for more than one of them"),
+        "{}",
+        d.message
+    );
+    // A finding of its own (the allocation was attention's) still tells its entry apart.
+    let in_attention = format!("Traceback (most recent call last):\n  File \"net/multihead_attention.py\", line 367, in forward\n    attn_weights = torch.bmm(q, k.transpose(1, 2))\n{log}");
+    let d = diagnosed(&in_attention);
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "activation-memory-quadratic-attention");
+    let fits = log.replace("77.40 GiB (", "7.40 GiB (");
+    let d = diagnosed(&fits);
+    assert!(d
+        .entries
+        .iter()
+        .all(|e| e.reasons.iter().all(|r| !r.contains("whole"))));
+}
