@@ -375,3 +375,27 @@ fn the_signature_missing_no_defining_word_ranks_first() {
     );
     assert_eq!(top(&d), "dataloader-shared-memory-crash", "{d:#?}");
 }
+
+/// A loader that only noticed a worker gone (`exited unexpectedly`) says nothing of what ended
+/// it: a full `/dev/shm` and the host running out of RAM both print it, so it names neither.
+/// The line before it that says how the worker died does.
+#[test]
+fn a_worker_that_exited_unexpectedly_names_no_cause_alone() {
+    let gone = "Traceback (most recent call last):
+  File \"/srv/train.py\", line 61, in <module>
+    for step, batch in enumerate(loader):
+  File \"/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py\", line 1146, in _try_get_data
+    raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e
+RuntimeError: DataLoader worker (pid(s) 30117) exited unexpectedly
+";
+    let d = diagnosed(gone);
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    let slugs: Vec<&str> = d.entries.iter().map(|e| e.slug.as_str()).collect();
+    for slug in ["dataloader-shared-memory-crash", "cpu-ram-exhaustion"] {
+        assert!(slugs[..3].contains(&slug), "{slug} in {slugs:?}");
+    }
+    let bus = format!("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n{gone}");
+    let d = diagnosed(&bus);
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "dataloader-shared-memory-crash");
+}
