@@ -207,11 +207,15 @@ fn put_findings_first(entries: &mut [DiagnosedEntry]) {
 /// A finding that doubts an entry without ruling it out keeps it a candidate but never lets it
 /// lead: the words a message shares with its signature (an OOM's advice to avoid fragmentation)
 /// cannot outweigh numbers that speak against it.
+/// With no undoubted candidate, the doubted ones keep their order and scores.
 fn doubted_behind_the_best(entries: &mut [DiagnosedEntry]) {
     let best = (entries.iter())
         .filter(|e| !e.doubted)
         .map(|e| e.score)
         .fold(0.0, f32::max);
+    if best <= 0.0 {
+        return;
+    }
     for e in entries.iter_mut().filter(|e| e.doubted) {
         e.score = e.score.min(best * DOUBT_CAP);
     }
@@ -510,4 +514,41 @@ fn weight(line: &ErrorLine, role: Role) -> f32 {
         1.0
     };
     kind * role
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(slug: &str, score: f32, doubted: bool) -> DiagnosedEntry {
+        DiagnosedEntry {
+            slug: slug.into(),
+            title: slug.into(),
+            url: format!("{slug}/"),
+            category: "memory".into(),
+            severity: "high".into(),
+            score,
+            evidence: Vec::new(),
+            cues: Vec::new(),
+            reasons: Vec::new(),
+            ruled_out: false,
+            doubted,
+        }
+    }
+
+    #[test]
+    fn a_doubted_entry_goes_just_behind_the_best_undoubted_one() {
+        let mut entries = vec![entry("frag", 9.0, true), entry("batch", 6.0, false)];
+        doubted_behind_the_best(&mut entries);
+        assert_eq!(entries[0].score, 6.0 * DOUBT_CAP);
+        assert_eq!(entries[1].score, 6.0);
+        // A doubted entry already behind keeps its score.
+        let mut entries = vec![entry("frag", 2.0, true), entry("batch", 6.0, false)];
+        doubted_behind_the_best(&mut entries);
+        assert_eq!(entries[0].score, 2.0);
+        // With nothing undoubted, nothing moves.
+        let mut entries = vec![entry("frag", 9.0, true)];
+        doubted_behind_the_best(&mut entries);
+        assert_eq!(entries[0].score, 9.0);
+    }
 }
