@@ -193,13 +193,12 @@ fn warnings_below_a_cut_crash(lines: &[ErrorLine], entries: &mut [DiagnosedEntry
 /// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
 /// outweigh: an entry a finding speaks for goes ahead of every entry none speaks for.
 fn put_findings_first(entries: &mut [DiagnosedEntry]) {
-    let supported = |e: &DiagnosedEntry| !e.reasons.is_empty() && !e.against();
     let best_other = entries
         .iter()
-        .filter(|e| !supported(e))
+        .filter(|e| !e.found())
         .map(|e| e.score)
         .fold(0.0, f32::max);
-    for e in entries.iter_mut().filter(|e| supported(e)) {
+    for e in entries.iter_mut().filter(|e| e.found()) {
         e.score = e.score.max(best_other * FINDING_LEAD);
     }
 }

@@ -151,6 +151,11 @@ impl DiagnosedEntry {
     pub fn against(&self) -> bool {
         self.ruled_out || self.doubted
     }
+
+    /// Whether a finding speaks for the entry: it has reasons, and none is against it.
+    pub fn found(&self) -> bool {
+        !self.reasons.is_empty() && !self.against()
+    }
 }
 
 /// A line of the log with its rank.

@@ -146,7 +146,7 @@ fn names_the_failure(
     };
     // A launcher's summary is a consequence, unless a finding says what it shows (a SIGKILL
     // with no Python error before it).
-    let found = !entry.reasons.is_empty() && !entry.against();
+    let found = entry.found();
     // Warnings name the failure only when no traceback points elsewhere: a run that crashed
     // after routine warnings failed from the crash, and so did one whose exception the entry
     // does not match at all.
