@@ -74,6 +74,26 @@ fn other_frameworks_oom_wordings() {
     }
 }
 
+/// An OOM that only its exception's name calls one, and XLA's allocation failure, are read as
+/// OOMs too: the frames of the loss over the vocabulary then say what grew.
+#[test]
+fn an_oom_known_by_its_exception_alone_is_read_as_one() {
+    let log = "Traceback (most recent call last):
+  File \"/srv/rl/train/policy.py\", line 411, in token_logprobs
+    logprobs = torch.log_softmax(logits.float(), dim=-1)
+torch.OutOfMemoryError: Tried to allocate 9.84 GiB. GPU 0 had 3.10 GiB free of 79.19 GiB
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "activation-memory-spike", "{d:#?}");
+    assert!(
+        d.entries[0].reasons[0].contains("loss over the vocabulary"),
+        "{d:#?}"
+    );
+    let xla = "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 6.00GiB (6442450944B) on device ordinal 0\n";
+    let d = diagnosed(xla);
+    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+}
+
 /// An OOM raised where attention multiplies queries by keys, with no entry's frame cue in the
 /// traceback: the innermost frames still say the allocation was attention's.
 #[test]

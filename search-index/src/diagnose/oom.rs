@@ -8,7 +8,9 @@
 //! 0 has a total capacity of ... of which ... is free. ... Of the allocated memory ... is
 //! allocated by PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out
 //! of memory trying to allocate`), XLA (`Out of memory while trying to allocate N bytes`) and
-//! CuPy (`Out of memory allocating 488,455,168 bytes`).
+//! CuPy (`Out of memory allocating 488,455,168 bytes`); an XLA allocator's `RESOURCE_EXHAUSTED:
+//! Failed to allocate request for 2.00GiB`, and an exception named for it with no other words
+//! (`torch.OutOfMemoryError: Tried to allocate 12.60 GiB`) are out-of-memory messages too.
 //! From them, whether allocator fragmentation can explain the failure: only when the memory
 //! reserved but unallocated, with what the device still has free, could have held the request.
 //! A memory summary or snapshot printed beside the OOM ([`dump_fragmentation`]) answers the
@@ -44,9 +46,16 @@ pub enum Fragmentation {
 }
 
 /// Whether `line` is an out-of-memory message, in any of the wordings above.
+/// The exception's name says it too (`torch.OutOfMemoryError: Tried to allocate 12.60 GiB`), and
+/// so does a status of resource exhaustion about an allocation (XLA's `RESOURCE_EXHAUSTED:
+/// Failed to allocate request for 2.00GiB`), which is otherwise a quota or a message size.
 pub fn is_oom_message(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
-    lower.contains("out of memory") || lower.contains("oom when allocating")
+    let exhausted = lower.contains("resource_exhausted") || lower.contains("resourceexhausted");
+    lower.contains("out of memory")
+        || lower.contains("oom when allocating")
+        || lower.contains("outofmemoryerror")
+        || (exhausted && (lower.contains("alloc") || lower.contains("memory")))
 }
 
 impl OomNumbers {
@@ -59,7 +68,8 @@ impl OomNumbers {
         let n = OomNumbers {
             requested: size_after(&lower, "tried to allocate")
                 .or_else(|| size_after(&lower, "trying to allocate"))
-                .or_else(|| size_after(&lower, "out of memory allocating")),
+                .or_else(|| size_after(&lower, "out of memory allocating"))
+                .or_else(|| size_after(&lower, "failed to allocate request for")),
             capacity: size_after(&lower, "total capacity of")
                 .or_else(|| size_before(&lower, "total capacity")),
             free: size_after(&lower, "of which").or_else(|| size_before(&lower, "free;")),
@@ -214,6 +224,26 @@ mod tests {
 
     const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
     const MIB: f64 = 1024.0 * 1024.0;
+
+    #[test]
+    fn knows_an_oom_by_its_exception_or_an_allocation_status() {
+        for line in [
+            "torch.OutOfMemoryError: Tried to allocate 12.60 GiB. GPU had 12.44 GiB free of 79.19",
+            "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.00GiB (2147483648B) on device ordinal 0",
+            "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[8,16,4096,4096]",
+        ] {
+            assert!(is_oom_message(line), "{line}");
+        }
+        let xla = OomNumbers::of("RESOURCE_EXHAUSTED: Failed to allocate request for 2.00GiB (2147483648B) on device ordinal 0").unwrap();
+        assert_eq!(xla.requested, Some(2.0 * GIB));
+        // Resource exhaustion that is not memory: a quota, a message size.
+        for line in [
+            "grpc._channel._InactiveRpcError: status = StatusCode.RESOURCE_EXHAUSTED details = \"Received message larger than max (8388608 vs. 4194304)\"",
+            "google.api_core.exceptions.ResourceExhausted: 429 Quota exceeded for quota metric 'Requests'",
+        ] {
+            assert!(!is_oom_message(line), "{line}");
+        }
+    }
 
     #[test]
     fn reads_pytorch_2_wording() {
