@@ -1,7 +1,8 @@
 //! Cleaning one physical line of a log.
 //!
 //! Takes the raw line; yields its text with ANSI colours, Markdown quote marks, Rich box
-//! drawing, progress bars glued to the line, timestamps, `[rank3]:` / `[default3]:` / hostname
+//! drawing, progress bars glued to the line, timestamps (with a container runtime's `stderr F`
+//! after them), `[rank3]:` / `[default3]:` / hostname
 //! prefixes and log-level brackets removed, whitespace collapsed, and the rank and the log level
 //! a prefix named. `None` when nothing useful is left.
 
@@ -139,8 +140,18 @@ fn level_of(prefix: &str) -> Option<Level> {
     if prefix.contains(".py:") {
         return None;
     }
-    prefix
-        .split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | ':' | '|' | '-'))
+    // A container runtime's `stdout F` is a stream and a tag (a full line), not FATAL.
+    let words =
+        prefix.split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | ':' | '|' | '-'));
+    let mut previous = "";
+    words
+        .filter(|&word| {
+            let tag = matches!(previous, "stdout" | "stderr") && matches!(word, "F" | "P");
+            if !word.is_empty() {
+                previous = word;
+            }
+            !tag
+        })
         .find_map(|word| match word {
             "ERROR" | "CRITICAL" | "FATAL" | "error" | "critical" | "fatal" | "E" | "F" => {
                 Some(Level::Error)
@@ -464,5 +475,20 @@ fn strip_timestamp(s: &str) -> Option<&str> {
     }
     let rest = &s[end..];
     let rest = rest.trim_start_matches([' ', '|', '-', ':', ']']);
-    Some(rest)
+    Some(without_cri_stream(rest))
+}
+
+/// The line without the stream and tag a container runtime writes after the timestamp, in
+/// Kubernetes' node logs (`2024-05-01T10:00:00.123456789Z stderr F RuntimeError: ...`).
+fn without_cri_stream(s: &str) -> &str {
+    let Some(after) = s
+        .strip_prefix("stdout ")
+        .or_else(|| s.strip_prefix("stderr "))
+    else {
+        return s;
+    };
+    after
+        .strip_prefix("F ")
+        .or_else(|| after.strip_prefix("P "))
+        .unwrap_or(s)
 }
