@@ -7,9 +7,9 @@
 //! lines, never the whole text). A log that is not UTF-8 text (UTF-16, or a binary file) is
 //! refused at its first bytes with a hint, and NUL bytes elsewhere are dropped, not echoed.
 
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read as _};
 
-use errata_search::log::{LogReader, Skim};
+use errata_search::log::{wrap_width, LogReader, Skim, WRAP_SAMPLE_BYTES};
 
 /// The longest line kept whole; the rest of a longer line is skipped unread into memory. A
 /// log line (a command line, a JSON record) is rarely over a few kilobytes.
@@ -36,22 +36,40 @@ pub enum InputError {
 
 /// Reads `source` into `reader`, a line at a time, passing over the quiet runs of lines that
 /// `skim` takes (see [`errata_search::log::skim`]).
+/// A log a terminal hard-wrapped is told by its first buffer (see
+/// [`errata_search::log::wrap_width`]), and has its lines joined again.
 pub fn read_into(
     source: impl io::Read,
     reader: &mut LogReader,
     skim: &mut Skim,
 ) -> Result<Read, InputError> {
+    let mut source = source;
+    // One byte past the sample says whether the log goes on after it, as its length does for
+    // a whole text.
+    let mut start = Vec::new();
+    (source.by_ref())
+        .take(WRAP_SAMPLE_BYTES as u64 + 1)
+        .read_to_end(&mut start)?;
+    if let Some(width) = wrap_width(&String::from_utf8_lossy(&start)) {
+        *reader = std::mem::take(reader).wrapped_at(width);
+    }
+    let source = text_source(io::Cursor::new(start).chain(source))?;
     let lines = read_chunks(source, |lines, chunk| lines.push_into(chunk, reader, skim))?;
     Ok(lines.finish_into(reader, skim))
 }
 
-/// Offers `source`, checked to be text, to `push` a buffer at a time.
-fn read_chunks(
-    source: impl io::Read,
-    mut push: impl FnMut(&mut LineSplitter, &[u8]),
-) -> Result<LineSplitter, InputError> {
+/// `source`, buffered, once its first bytes are checked to be text.
+fn text_source<R: io::Read>(source: R) -> Result<BufReader<R>, InputError> {
     let mut source = BufReader::with_capacity(MAX_LINE_BYTES, source);
     check_text(source.fill_buf()?)?;
+    Ok(source)
+}
+
+/// Offers `source`, checked to be text, to `push` a buffer at a time.
+fn read_chunks<R: io::Read>(
+    mut source: BufReader<R>,
+    mut push: impl FnMut(&mut LineSplitter, &[u8]),
+) -> Result<LineSplitter, InputError> {
     let mut lines = LineSplitter::default();
     loop {
         let chunk = source.fill_buf()?;
@@ -220,7 +238,9 @@ mod tests {
 
     /// Reads `source` line by line into `each` (each line without its `\n`).
     fn read_lines(source: impl io::Read, mut each: impl FnMut(&str)) -> Result<Read, InputError> {
-        let lines = read_chunks(source, |lines, chunk| lines.push(chunk, &mut each))?;
+        let lines = read_chunks(text_source(source)?, |lines, chunk| {
+            lines.push(chunk, &mut each)
+        })?;
         Ok(lines.finish(&mut each))
     }
 

@@ -121,6 +121,17 @@ export function hostileLog() {
  * One short log for each kind of evidence the diagnosis reads beyond an error line's words,
  * with the outcome and the first entry the engine gives: [name, text, outcome, first slug].
  */
+/* Cuts every line at `width` characters, as a terminal does to a paste. */
+export function hardWrap(text, width) {
+  return text.split('\n').flatMap((line) => {
+    const chars = [...line];
+    if (!chars.length) return [''];
+    const pieces = [];
+    for (let i = 0; i < chars.length; i += width) pieces.push(chars.slice(i, i + width).join(''));
+    return pieces;
+  }).join('\n');
+}
+
 export const EVIDENCE_LOGS = [
   ['attention frames', [
     'Traceback (most recent call last):',
@@ -143,6 +154,13 @@ export const EVIDENCE_LOGS = [
     'Root Cause (first observed failure):',
     '  exitcode  : 1 (pid: 39886)',
   ].join('\n'), 'possible', 'elastic-child-failed-error'],
+  ['a paste a terminal wrapped at 100 columns', hardWrap([
+    '$ torchrun --nproc_per_node 2 finetune.py --config configs/sft.yaml',
+    'Traceback (most recent call last):',
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/elastic/rendezvous/static_tcp_rendezvous.py", line 55, in next_rendezvous',
+    '    self._store = TCPStore(  # type: ignore[call-arg]',
+    'torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).',
+  ].join('\n'), 100), 'diagnosis', 'distributed-port-in-use'],
   ['a warning before a crash it does not explain', [
     '/opt/venv/lib/python3.11/site-packages/torch/serialization.py:1113: FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses the default pickle module implicitly.',
     'Traceback (most recent call last):',

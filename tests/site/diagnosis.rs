@@ -399,3 +399,40 @@ RuntimeError: DataLoader worker (pid(s) 30117) exited unexpectedly
     assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
     assert_eq!(top(&d), "dataloader-shared-memory-crash");
 }
+
+/// A paste a terminal cut at 100 columns: `errata diagnose` reading the file a buffer at a
+/// time, like the page reading the whole text, joins the pieces of the exception line again
+/// and answers as for the log unwrapped.
+#[test]
+fn a_paste_a_terminal_wrapped_diagnoses_as_the_log_itself() {
+    let log = "$ torchrun --nproc_per_node 2 finetune.py --config configs/sft.yaml
+Traceback (most recent call last):
+  File \"/opt/venv/lib/python3.11/site-packages/torch/distributed/elastic/rendezvous/static_tcp_rendezvous.py\", line 55, in next_rendezvous
+    self._store = TCPStore(  # type: ignore[call-arg]
+torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).
+";
+    let wrapped: Vec<String> = log
+        .lines()
+        .flat_map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            let pieces: Vec<String> = chars.chunks(100).map(|c| c.iter().collect()).collect();
+            pieces
+        })
+        .collect();
+    let wrapped = wrapped.join("\n") + "\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("wrapped.log");
+    std::fs::write(&path, &wrapped).unwrap();
+    let r = super::search::errata(&["diagnose", "--json", path.to_str().unwrap()]);
+    let cli: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+    let first = cli["first_failure"]["text"].as_str().unwrap_or_default();
+    assert!(
+        first.ends_with("0.0.0.0:29500 (errno: 98 - Address already in use)."),
+        "{first}"
+    );
+    let whole = diagnosed(log);
+    let page = diagnosed(&wrapped);
+    assert_eq!(page.entries[0].slug, whole.entries[0].slug, "{page:#?}");
+    assert_eq!(page.outcome, whole.outcome);
+    assert_eq!(cli["entries"][0]["slug"], whole.entries[0].slug.as_str());
+}

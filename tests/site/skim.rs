@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use errata_search::log::{read_log_with, LogReader, LogReport};
+use errata_search::log::{read_log_with, wrap_width, LogReader, LogReport};
 use errata_search::Searcher;
 
 fn repo() -> PathBuf {
@@ -51,8 +51,12 @@ fn steps(lines: usize, ranked: bool) -> String {
         .collect()
 }
 
+/// Reads every line of `log`, joining a terminal's wrapped lines as reading the whole text does.
 fn line_by_line(log: &str, reader: LogReader) -> LogReport {
-    let mut reader = reader;
+    let mut reader = match wrap_width(log) {
+        Some(width) => reader.wrapped_at(width),
+        None => reader,
+    };
     if !log.is_empty() {
         for line in log.strip_suffix('\n').unwrap_or(log).split('\n') {
             reader.line(line);

@@ -7,7 +7,8 @@
 //! first ([`clean`]), then classified ([`classify`]); the last exception line of every
 //! traceback is found, and repeats (the same error from 64 ranks) fold into one line. Work is
 //! linear in the size of the log and memory is bounded by [`MAX_ERROR_LINES`]. A memory
-//! summary or snapshot printed in the log is read for its numbers ([`memory`]).
+//! summary or snapshot printed in the log is read for its numbers ([`memory`]). A paste a
+//! terminal hard-wrapped has its lines joined again ([`wrap_width`]).
 
 pub mod classify;
 pub mod clean;
@@ -18,6 +19,7 @@ pub mod skim;
 #[cfg(test)]
 mod tests;
 mod words;
+mod wrap;
 
 use serde::Serialize;
 
@@ -25,6 +27,7 @@ pub use classify::{classify, is_collateral, is_launcher_summary};
 pub use clean::{clean_line, strip_ansi, CleanLine};
 pub use reader::{LogReader, MAX_ERROR_LINES};
 pub use skim::Skim;
+pub use wrap::{wrap_width, WRAP_SAMPLE_BYTES};
 
 /// What an error line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -97,8 +100,12 @@ pub fn read_log(text: &str) -> LogReport {
 /// How much of a whole log [`read_log_with`] offers [`Skim`] at a time.
 const RUN_BYTES: usize = 64 * 1024;
 
-/// Reads a whole log with `reader` (one watching for cues, say), skimming quiet runs.
+/// Reads a whole log with `reader` (one watching for cues, say), skimming quiet runs; a log a
+/// terminal hard-wrapped has its lines joined again, and is read whole.
 pub fn read_log_with(text: &str, mut reader: LogReader) -> LogReport {
+    if let Some(width) = wrap_width(text) {
+        reader = reader.wrapped_at(width);
+    }
     let mut skim = Skim::new(&reader);
     let mut rest = text;
     while !rest.is_empty() {

@@ -15,6 +15,7 @@ use super::classify::{
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
 use super::memory::MemoryReader;
+use super::wrap::is_table_row;
 use super::{ErrorLine, LineKind, LogReport};
 use crate::tokenizer::terms;
 
@@ -59,6 +60,10 @@ pub struct LogReader<'c> {
     headers: Vec<ErrorLine>,
     /// The memory summary or snapshot the log prints, if any.
     memory: MemoryReader,
+    /// The width a terminal hard-wrapped the log's lines at, if it did (see [`wrap_width`]).
+    wrap_width: Option<usize>,
+    /// The pieces of a wrapped line read so far, with the number of the first.
+    unwrapped: Option<(String, usize)>,
 }
 
 /// What the reader keeps of one rank's output.
@@ -116,10 +121,41 @@ impl<'c> LogReader<'c> {
         }
     }
 
+    /// A reader of a log whose lines a terminal cut at `width` characters: a line of exactly
+    /// that width goes on in the next one, and is read joined to it.
+    pub fn wrapped_at(self, width: usize) -> LogReader<'c> {
+        LogReader {
+            wrap_width: Some(width),
+            ..self
+        }
+    }
+
     /// Reads the next physical line, without its newline; a `\r` inside it starts a new
     /// segment, as a terminal would overwrite the line.
     pub fn line(&mut self, physical: &str) {
         self.lines_read += 1;
+        let number = self.lines_read;
+        let Some(width) = self.wrap_width else {
+            return self.read_line(physical, number);
+        };
+        let piece = physical.strip_suffix('\r').unwrap_or(physical);
+        let cut = piece.chars().count() == width && !is_table_row(piece);
+        match (self.unwrapped.take(), cut) {
+            (None, false) => self.read_line(physical, number),
+            (None, true) => self.unwrapped = Some((piece.to_owned(), number)),
+            (Some((mut joined, first)), cut) => {
+                joined.push_str(piece);
+                if cut {
+                    self.unwrapped = Some((joined, first));
+                } else {
+                    self.read_line(&joined, first);
+                }
+            }
+        }
+    }
+
+    /// Reads one line, whole again if a terminal wrapped it, as line `number`.
+    fn read_line(&mut self, physical: &str, number: usize) {
         for segment in physical.split('\r') {
             if let Some(mut line) = clean_line(segment) {
                 // Each rank's state is small, but a log could name any number of ranks.
@@ -128,7 +164,7 @@ impl<'c> LogReader<'c> {
                 }) {
                     line.rank = None;
                 }
-                self.segment(line);
+                self.segment(line, number);
             }
         }
     }
@@ -159,8 +195,7 @@ impl<'c> LogReader<'c> {
         }
     }
 
-    fn segment(&mut self, line: CleanLine) {
-        let number = self.lines_read;
+    fn segment(&mut self, line: CleanLine, number: usize) {
         self.find_cues(&line, number);
         self.memory.line(&line.text, number);
         let Some(line) = self.message_of_awaiting(line) else {
@@ -398,7 +433,8 @@ impl<'c> LogReader<'c> {
     /// read, and the stand-ins for a log without errors are chosen. [`Skim`](super::Skim)
     /// passes over quiet runs only then.
     pub fn settled(&self) -> bool {
-        self.stand_ins_chosen()
+        self.wrap_width.is_none()
+            && self.stand_ins_chosen()
             && self.memory.settled()
             && self.ranks.values().all(|r| {
                 !r.in_traceback
@@ -443,6 +479,9 @@ impl<'c> LogReader<'c> {
 
     /// The report of everything read.
     pub fn finish(mut self) -> LogReport {
+        if let Some((joined, first)) = self.unwrapped.take() {
+            self.read_line(&joined, first);
+        }
         let awaiting: Vec<_> = (self.ranks.values_mut())
             .filter_map(|state| state.awaiting.take())
             .collect();
