@@ -2,7 +2,7 @@
 //!
 //! Takes the raw line; yields its text with ANSI colours, Markdown quote marks, Rich box
 //! drawing, progress bars glued to the line, timestamps (with a container runtime's `stderr F`
-//! after them), `[rank3]:` / `[default3]:` / hostname
+//! after them), Docker Compose's `api-1  | `, `[rank3]:` / `[default3]:` / hostname
 //! prefixes and log-level brackets removed, whitespace collapsed, and the rank and the log level
 //! a prefix named. `None` when nothing useful is left.
 
@@ -286,6 +286,9 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     if let Some(rest) = strip_timestamp(s) {
         return (rest, None);
     }
+    if let Some(rest) = without_compose_service(s) {
+        return (rest, None);
+    }
     // Ray's and vLLM's worker prefixes: `(RayWorker pid=123)`, `(VllmWorkerProcess pid=5120)`
     if let Some(inner_end) = s.strip_prefix('(').and_then(|r| r.find(')')) {
         if s[1..1 + inner_end].contains("pid=") {
@@ -347,6 +350,20 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
         return (&s[head_end..], None);
     }
     (s, None)
+}
+
+/// The line without Docker Compose's prefix, the container's name and a bar (`api-1  | `,
+/// `project_worker_1 | `), which `docker compose logs` and `up` put before each line.
+fn without_compose_service(s: &str) -> Option<&str> {
+    let name_end = s.find(' ')?;
+    let (name, rest) = s.split_at(name_end);
+    let rest = rest.trim_start_matches(' ').strip_prefix('|')?;
+    let (base, number) = name.rsplit_once(['-', '_'])?;
+    let named = base.len() >= 2
+        && (base.bytes())
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b));
+    let numbered = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
+    (named && numbered).then_some(rest)
 }
 
 fn rank_of(inner: &str) -> Option<u32> {
@@ -491,4 +508,39 @@ fn without_cri_stream(s: &str) -> &str {
         .strip_prefix("F ")
         .or_else(|| after.strip_prefix("P "))
         .unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_line;
+
+    fn text(line: &str) -> String {
+        clean_line(line).map(|l| l.text).unwrap_or_default()
+    }
+
+    /// The prefixes containers put before each line: a runtime's timestamp, stream and tag in
+    /// Kubernetes' node logs, Docker Compose's container name and bar.
+    #[test]
+    fn strips_what_containers_put_before_a_line() {
+        for line in [
+            "2024-03-01T12:00:01.123456789Z stderr F RuntimeError: boom",
+            "2024-03-01T12:00:01.123456789+00:00 stdout P RuntimeError: boom",
+            "proj_worker_1 | RuntimeError: boom",
+        ] {
+            assert_eq!(text(line), "RuntimeError: boom", "{line}");
+        }
+        // The runtime's `F` (a full line) is not a FATAL level.
+        let line = clean_line("2024-03-01T12:00:01.123456789Z stdout F Some weights were not used");
+        assert_eq!(line.unwrap().level, None);
+        // Indentation after Compose's bar is the line's own.
+        let frame =
+            clean_line("trainer-1  |   File \"/app/train.py\", line 3, in <module>").unwrap();
+        assert_eq!(
+            (frame.text.as_str(), frame.indent),
+            ("File \"/app/train.py\", line 3, in <module>", 2)
+        );
+        // Only after a timestamp is a stream's name a runtime's; a bar after any word is text.
+        assert_eq!(text("stderr F x: boom"), "stderr F x: boom");
+        assert_eq!(text("a | b RuntimeError: boom"), "a | b RuntimeError: boom");
+    }
 }

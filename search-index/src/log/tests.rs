@@ -37,17 +37,9 @@ fn strips_timestamps() {
         "[2024-03-01 12:00:01,123] RuntimeError: boom",
         "12:00:01 | RuntimeError: boom",
         "I0301 12:00:01.123456 4242 trainer.cc:10] RuntimeError: boom",
-        "2024-03-01T12:00:01.123456789Z stderr F RuntimeError: boom",
-        "2024-03-01T12:00:01.123456789+00:00 stdout P RuntimeError: boom",
     ] {
         assert_eq!(clean(s).unwrap().0, "RuntimeError: boom", "{s}");
     }
-    // Its `F` (a full line) is not a FATAL level.
-    let line =
-        clean_line("2024-03-01T12:00:01.123456789Z stdout F Some weights were not used").unwrap();
-    assert_eq!(line.level, None);
-    // Only after a timestamp is a stream's name a container runtime's.
-    assert_eq!(clean("stderr F x: boom").unwrap().0, "stderr F x: boom");
 }
 
 #[test]
