@@ -141,13 +141,13 @@ pub(super) fn ranked_entries(
             }
         }
     }
-    add_cues(searcher, report, &mut per_entry);
     apply_findings(
         searcher,
         &report.error_lines,
         report.memory.as_ref(),
         &mut per_entry,
     );
+    add_cues(searcher, report, &mut per_entry);
     let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
     if report.cut_traceback {
         warnings_below_a_cut_crash(&report.error_lines, &mut entries);
@@ -220,10 +220,12 @@ fn doubted_behind_the_best(entries: &mut [DiagnosedEntry]) {
     }
 }
 
-/// Adds each cue that turned up to its entry, as a share of the best line's score.
+/// Adds each cue that turned up to its entry, as a share of the best line's score. The best
+/// line's entry is one no finding speaks against: words an OOM's advice shares with the
+/// fragmentation entry set no scale when its numbers doubt it.
 fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<String, Acc>) {
     let best = (per_entry.values())
-        .filter(|a| a.specific)
+        .filter(|a| a.specific && !a.ruled_out && !a.doubted)
         .map(|a| a.best)
         .fold(0.0, f32::max);
     let base = if best > 0.0 { best } else { CUE_BASE };
