@@ -2,7 +2,8 @@
 //!
 //! Takes the raw line; yields its text with ANSI colours, Markdown quote marks, Rich box
 //! drawing, progress bars glued to the line, timestamps (with a container runtime's `stderr F`
-//! after them), Docker Compose's `api-1  | `, `[rank3]:` / `[default3]:` / hostname
+//! after them), Docker Compose's `api-1  | `, the journal's `Dec 04 10:00:00 host prog[pid]: `,
+//! loguru's `| module:function:line - `, `[rank3]:` / `[default3]:` / hostname
 //! prefixes and log-level brackets removed, whitespace collapsed, and the rank and the log level
 //! a prefix named. `None` when nothing useful is left.
 
@@ -286,6 +287,9 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     if let Some(rest) = strip_timestamp(s) {
         return (rest, None);
     }
+    if let Some(rest) = without_syslog_header(s).or_else(|| without_loguru_location(s)) {
+        return (rest, None);
+    }
     if let Some(rest) = without_compose_service(s) {
         return (rest, None);
     }
@@ -364,6 +368,53 @@ fn without_compose_service(s: &str) -> Option<&str> {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b));
     let numbered = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
     (named && numbered).then_some(rest)
+}
+
+/// The line without the header systemd's journal and syslog put before it: a time with the
+/// month's name, the host and the program with its pid (`Dec 04 10:00:00 node-3
+/// python3[12345]: `).
+fn without_syslog_header(s: &str) -> Option<&str> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let rest = s.strip_prefix(MONTHS.iter().find(|m| s.starts_with(*m))?)?;
+    let mut words = rest.split_whitespace();
+    let day = words.next()?;
+    let time = words.next()?;
+    let _host = words.next()?;
+    let program = words.next()?;
+    let timed = day.len() <= 2
+        && day.bytes().all(|b| b.is_ascii_digit())
+        && time.len() >= 8
+        && time.as_bytes()[2] == b':'
+        && time.as_bytes()[5] == b':';
+    let tagged = program.ends_with("]:") && program.contains('[') || program.ends_with(':');
+    if !(timed && tagged) {
+        return None;
+    }
+    let at = rest.find(program)? + program.len();
+    Some(&rest[at..])
+}
+
+/// The line without loguru's location, after its time and level (`| __main__:train:135 - `):
+/// the module, the function and the line, then a dash.
+fn without_loguru_location(s: &str) -> Option<&str> {
+    let s = s.strip_prefix("| ").unwrap_or(s);
+    let (location, rest) = s.split_once(" - ")?;
+    let mut parts = location.rsplitn(3, ':');
+    let line = parts.next()?;
+    let function = parts.next()?;
+    let module = parts.next()?;
+    let named = |w: &str| {
+        !w.is_empty()
+            && w.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.<>".contains(&b))
+    };
+    let located = !line.is_empty()
+        && line.bytes().all(|b| b.is_ascii_digit())
+        && named(function)
+        && named(module);
+    located.then_some(rest)
 }
 
 fn rank_of(inner: &str) -> Option<u32> {
@@ -518,14 +569,17 @@ mod tests {
         clean_line(line).map(|l| l.text).unwrap_or_default()
     }
 
-    /// The prefixes containers put before each line: a runtime's timestamp, stream and tag in
-    /// Kubernetes' node logs, Docker Compose's container name and bar.
+    /// The prefixes services put before each line: a runtime's timestamp, stream and tag in
+    /// Kubernetes' node logs, Docker Compose's container name and bar, the journal's header,
+    /// loguru's location.
     #[test]
     fn strips_what_containers_put_before_a_line() {
         for line in [
             "2024-03-01T12:00:01.123456789Z stderr F RuntimeError: boom",
             "2024-03-01T12:00:01.123456789+00:00 stdout P RuntimeError: boom",
             "proj_worker_1 | RuntimeError: boom",
+            "Dec  4 10:00:00 gpu-node-3 python3[12345]: RuntimeError: boom",
+            "2024-05-01 10:00:00.123 | ERROR    | __main__:train:135 - RuntimeError: boom",
         ] {
             assert_eq!(text(line), "RuntimeError: boom", "{line}");
         }
@@ -542,5 +596,13 @@ mod tests {
         // Only after a timestamp is a stream's name a runtime's; a bar after any word is text.
         assert_eq!(text("stderr F x: boom"), "stderr F x: boom");
         assert_eq!(text("a | b RuntimeError: boom"), "a | b RuntimeError: boom");
+        assert_eq!(
+            text("May the run end: RuntimeError: boom"),
+            "May the run end: RuntimeError: boom"
+        );
+        assert_eq!(
+            text("see x:y:3 - RuntimeError: boom"),
+            "see x:y:3 - RuntimeError: boom"
+        );
     }
 }
