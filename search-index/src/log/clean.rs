@@ -3,9 +3,13 @@
 //! Takes the raw line; yields its text with ANSI colours, Markdown quote marks, Rich box
 //! drawing, progress bars glued to the line, timestamps (with a container runtime's `stderr F`
 //! after them), Docker Compose's `api-1  | `, the journal's `Dec 04 10:00:00 host prog[pid]: `,
-//! loguru's `| module:function:line - `, `[rank3]:` / `[default3]:` / hostname
-//! prefixes and log-level brackets removed, whitespace collapsed, and the rank and the log level
+//! loguru's `| module:function:line - ` (those four in [`super::relay`]), `[rank3]:` /
+//! `[default3]:` / hostname prefixes and log-level brackets removed, whitespace collapsed, and the rank and the log level
 //! a prefix named. `None` when nothing useful is left.
+
+use super::relay::{
+    without_compose_service, without_cri_stream, without_loguru_location, without_syslog_header,
+};
 
 /// Longest cleaned line kept, in bytes: its start and its end, since a long line's verdict is
 /// often at the end (`... died with <Signals.SIGKILL: 9>.` after a whole command line).
@@ -356,67 +360,6 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     (s, None)
 }
 
-/// The line without Docker Compose's prefix, the container's name and a bar (`api-1  | `,
-/// `project_worker_1 | `), which `docker compose logs` and `up` put before each line.
-fn without_compose_service(s: &str) -> Option<&str> {
-    let name_end = s.find(' ')?;
-    let (name, rest) = s.split_at(name_end);
-    let rest = rest.trim_start_matches(' ').strip_prefix('|')?;
-    let (base, number) = name.rsplit_once(['-', '_'])?;
-    let named = base.len() >= 2
-        && (base.bytes())
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b));
-    let numbered = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
-    (named && numbered).then_some(rest)
-}
-
-/// The line without the header systemd's journal and syslog put before it: a time with the
-/// month's name, the host and the program with its pid (`Dec 04 10:00:00 node-3
-/// python3[12345]: `).
-fn without_syslog_header(s: &str) -> Option<&str> {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let rest = s.strip_prefix(MONTHS.iter().find(|m| s.starts_with(*m))?)?;
-    let mut words = rest.split_whitespace();
-    let day = words.next()?;
-    let time = words.next()?;
-    let _host = words.next()?;
-    let program = words.next()?;
-    let timed = day.len() <= 2
-        && day.bytes().all(|b| b.is_ascii_digit())
-        && time.len() >= 8
-        && time.as_bytes()[2] == b':'
-        && time.as_bytes()[5] == b':';
-    let tagged = program.ends_with("]:") && program.contains('[') || program.ends_with(':');
-    if !(timed && tagged) {
-        return None;
-    }
-    let at = rest.find(program)? + program.len();
-    Some(&rest[at..])
-}
-
-/// The line without loguru's location, after its time and level (`| __main__:train:135 - `):
-/// the module, the function and the line, then a dash.
-fn without_loguru_location(s: &str) -> Option<&str> {
-    let s = s.strip_prefix("| ").unwrap_or(s);
-    let (location, rest) = s.split_once(" - ")?;
-    let mut parts = location.rsplitn(3, ':');
-    let line = parts.next()?;
-    let function = parts.next()?;
-    let module = parts.next()?;
-    let named = |w: &str| {
-        !w.is_empty()
-            && w.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_.<>".contains(&b))
-    };
-    let located = !line.is_empty()
-        && line.bytes().all(|b| b.is_ascii_digit())
-        && named(function)
-        && named(module);
-    located.then_some(rest)
-}
-
 fn rank_of(inner: &str) -> Option<u32> {
     let lower = inner.trim().to_ascii_lowercase();
     for prefix in ["rank", "default", "rank ", "local_rank", "local_rank "] {
@@ -544,65 +487,4 @@ fn strip_timestamp(s: &str) -> Option<&str> {
     let rest = &s[end..];
     let rest = rest.trim_start_matches([' ', '|', '-', ':', ']']);
     Some(without_cri_stream(rest))
-}
-
-/// The line without the stream and tag a container runtime writes after the timestamp, in
-/// Kubernetes' node logs (`2024-05-01T10:00:00.123456789Z stderr F RuntimeError: ...`).
-fn without_cri_stream(s: &str) -> &str {
-    let Some(after) = s
-        .strip_prefix("stdout ")
-        .or_else(|| s.strip_prefix("stderr "))
-    else {
-        return s;
-    };
-    after
-        .strip_prefix("F ")
-        .or_else(|| after.strip_prefix("P "))
-        .unwrap_or(s)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::clean_line;
-
-    fn text(line: &str) -> String {
-        clean_line(line).map(|l| l.text).unwrap_or_default()
-    }
-
-    /// The prefixes services put before each line: a runtime's timestamp, stream and tag in
-    /// Kubernetes' node logs, Docker Compose's container name and bar, the journal's header,
-    /// loguru's location.
-    #[test]
-    fn strips_what_containers_put_before_a_line() {
-        for line in [
-            "2024-03-01T12:00:01.123456789Z stderr F RuntimeError: boom",
-            "2024-03-01T12:00:01.123456789+00:00 stdout P RuntimeError: boom",
-            "proj_worker_1 | RuntimeError: boom",
-            "Dec  4 10:00:00 gpu-node-3 python3[12345]: RuntimeError: boom",
-            "2024-05-01 10:00:00.123 | ERROR    | __main__:train:135 - RuntimeError: boom",
-        ] {
-            assert_eq!(text(line), "RuntimeError: boom", "{line}");
-        }
-        // The runtime's `F` (a full line) is not a FATAL level.
-        let line = clean_line("2024-03-01T12:00:01.123456789Z stdout F Some weights were not used");
-        assert_eq!(line.unwrap().level, None);
-        // Indentation after Compose's bar is the line's own.
-        let frame =
-            clean_line("trainer-1  |   File \"/app/train.py\", line 3, in <module>").unwrap();
-        assert_eq!(
-            (frame.text.as_str(), frame.indent),
-            ("File \"/app/train.py\", line 3, in <module>", 2)
-        );
-        // Only after a timestamp is a stream's name a runtime's; a bar after any word is text.
-        assert_eq!(text("stderr F x: boom"), "stderr F x: boom");
-        assert_eq!(text("a | b RuntimeError: boom"), "a | b RuntimeError: boom");
-        assert_eq!(
-            text("May the run end: RuntimeError: boom"),
-            "May the run end: RuntimeError: boom"
-        );
-        assert_eq!(
-            text("see x:y:3 - RuntimeError: boom"),
-            "see x:y:3 - RuntimeError: boom"
-        );
-    }
 }

@@ -15,6 +15,7 @@ pub mod clean;
 pub mod cues;
 pub mod memory;
 mod reader;
+mod relay;
 pub mod skim;
 #[cfg(test)]
 mod tests;
