@@ -9,7 +9,7 @@
 
 use std::io::{self, BufRead, BufReader, Read as _};
 
-use errata_search::log::{wrap_width, LogReader, Skim, WRAP_SAMPLE_BYTES};
+use errata_search::log::{paste_shape, LogReader, Skim, PASTE_SAMPLE_BYTES};
 
 /// The longest line kept whole; the rest of a longer line is skipped unread into memory. A
 /// log line (a command line, a JSON record) is rarely over a few kilobytes.
@@ -36,8 +36,8 @@ pub enum InputError {
 
 /// Reads `source` into `reader`, a line at a time, passing over the quiet runs of lines that
 /// `skim` takes (see [`errata_search::log::skim`]).
-/// A log a terminal hard-wrapped is told by its first buffer (see
-/// [`errata_search::log::wrap_width`]), and has its lines joined again.
+/// How the log was pasted (hard-wrapped by a terminal, indented as a whole) is told by its
+/// first buffer (see [`errata_search::log::paste_shape`]).
 pub fn read_into(
     source: impl io::Read,
     reader: &mut LogReader,
@@ -48,11 +48,9 @@ pub fn read_into(
     // a whole text.
     let mut start = Vec::new();
     (source.by_ref())
-        .take(WRAP_SAMPLE_BYTES as u64 + 1)
+        .take(PASTE_SAMPLE_BYTES as u64 + 1)
         .read_to_end(&mut start)?;
-    if let Some(width) = wrap_width(&String::from_utf8_lossy(&start)) {
-        *reader = std::mem::take(reader).wrapped_at(width);
-    }
+    *reader = std::mem::take(reader).shaped(paste_shape(&String::from_utf8_lossy(&start)));
     let source = text_source(io::Cursor::new(start).chain(source))?;
     let lines = read_chunks(source, |lines, chunk| lines.push_into(chunk, reader, skim))?;
     Ok(lines.finish_into(reader, skim))

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use errata_search::log::{read_log_with, wrap_width, LogReader, LogReport};
+use errata_search::log::{paste_shape, read_log_with, LogReader, LogReport};
 use errata_search::Searcher;
 
 fn repo() -> PathBuf {
@@ -51,12 +51,9 @@ fn steps(lines: usize, ranked: bool) -> String {
         .collect()
 }
 
-/// Reads every line of `log`, joining a terminal's wrapped lines as reading the whole text does.
+/// Reads every line of `log`, in the shape it was pasted, as reading the whole text does.
 fn line_by_line(log: &str, reader: LogReader) -> LogReport {
-    let mut reader = match wrap_width(log) {
-        Some(width) => reader.wrapped_at(width),
-        None => reader,
-    };
+    let mut reader = reader.shaped(paste_shape(log));
     if !log.is_empty() {
         for line in log.strip_suffix('\n').unwrap_or(log).split('\n') {
             reader.line(line);

@@ -8,27 +8,28 @@
 //! traceback is found, and repeats (the same error from 64 ranks) fold into one line. Work is
 //! linear in the size of the log and memory is bounded by [`MAX_ERROR_LINES`]. A memory
 //! summary or snapshot printed in the log is read for its numbers ([`memory`]). A paste a
-//! terminal hard-wrapped has its lines joined again ([`wrap_width`]).
+//! terminal hard-wrapped has its lines joined again, and a paste indented as a whole loses the
+//! indentation ([`paste_shape`]).
 
 pub mod classify;
 pub mod clean;
 pub mod cues;
 pub mod memory;
+mod paste;
 mod reader;
 mod relay;
 pub mod skim;
 #[cfg(test)]
 mod tests;
 mod words;
-mod wrap;
 
 use serde::Serialize;
 
 pub use classify::{classify, is_collateral, is_launcher_summary};
 pub use clean::{clean_line, strip_ansi, CleanLine};
+pub use paste::{paste_shape, PasteShape, PASTE_SAMPLE_BYTES};
 pub use reader::{LogReader, MAX_ERROR_LINES};
 pub use skim::Skim;
-pub use wrap::{wrap_width, WRAP_SAMPLE_BYTES};
 
 /// What an error line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -101,12 +102,11 @@ pub fn read_log(text: &str) -> LogReport {
 /// How much of a whole log [`read_log_with`] offers [`Skim`] at a time.
 const RUN_BYTES: usize = 64 * 1024;
 
-/// Reads a whole log with `reader` (one watching for cues, say), skimming quiet runs; a log a
-/// terminal hard-wrapped has its lines joined again, and is read whole.
+/// Reads a whole log with `reader` (one watching for cues, say), skimming quiet runs; the way
+/// it was pasted is told from its start ([`paste_shape`]), and a log a terminal hard-wrapped
+/// is read whole.
 pub fn read_log_with(text: &str, mut reader: LogReader) -> LogReport {
-    if let Some(width) = wrap_width(text) {
-        reader = reader.wrapped_at(width);
-    }
+    reader = reader.shaped(paste_shape(text));
     let mut skim = Skim::new(&reader);
     let mut rest = text;
     while !rest.is_empty() {

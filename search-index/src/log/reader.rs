@@ -15,7 +15,7 @@ use super::classify::{
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
 use super::memory::MemoryReader;
-use super::wrap::is_table_row;
+use super::paste::{is_table_row, PasteShape};
 use super::{ErrorLine, LineKind, LogReport};
 use crate::tokenizer::terms;
 
@@ -60,8 +60,9 @@ pub struct LogReader<'c> {
     headers: Vec<ErrorLine>,
     /// The memory summary or snapshot the log prints, if any.
     memory: MemoryReader,
-    /// The width a terminal hard-wrapped the log's lines at, if it did (see [`wrap_width`]).
-    wrap_width: Option<usize>,
+    /// How the log was pasted: wrapped by a terminal, indented as a whole (see
+    /// [`super::paste_shape`]).
+    shape: PasteShape,
     /// The pieces of a wrapped line read so far, with the number of the first.
     unwrapped: Option<(String, usize)>,
 }
@@ -121,13 +122,11 @@ impl<'c> LogReader<'c> {
         }
     }
 
-    /// A reader of a log whose lines a terminal cut at `width` characters: a line of exactly
-    /// that width goes on in the next one, and is read joined to it.
-    pub fn wrapped_at(self, width: usize) -> LogReader<'c> {
-        LogReader {
-            wrap_width: Some(width),
-            ..self
-        }
+    /// A reader of a log pasted in `shape`: a line of exactly the width a terminal wrapped the
+    /// log at goes on in the next one, and is read joined to it; the indentation every line has
+    /// is taken off.
+    pub fn shaped(self, shape: PasteShape) -> LogReader<'c> {
+        LogReader { shape, ..self }
     }
 
     /// Reads the next physical line, without its newline; a `\r` inside it starts a new
@@ -135,7 +134,7 @@ impl<'c> LogReader<'c> {
     pub fn line(&mut self, physical: &str) {
         self.lines_read += 1;
         let number = self.lines_read;
-        let Some(width) = self.wrap_width else {
+        let Some(width) = self.shape.wrap_width else {
             return self.read_line(physical, number);
         };
         let piece = physical.strip_suffix('\r').unwrap_or(physical);
@@ -156,6 +155,8 @@ impl<'c> LogReader<'c> {
 
     /// Reads one line, whole again if a terminal wrapped it, as line `number`.
     fn read_line(&mut self, physical: &str, number: usize) {
+        let indent = physical.len() - physical.trim_start_matches(' ').len();
+        let physical = &physical[indent.min(self.shape.indent)..];
         for segment in physical.split('\r') {
             if let Some(mut line) = clean_line(segment) {
                 // Each rank's state is small, but a log could name any number of ranks.
@@ -433,7 +434,7 @@ impl<'c> LogReader<'c> {
     /// read, and the stand-ins for a log without errors are chosen. [`Skim`](super::Skim)
     /// passes over quiet runs only then.
     pub fn settled(&self) -> bool {
-        self.wrap_width.is_none()
+        self.shape.wrap_width.is_none()
             && self.stand_ins_chosen()
             && self.memory.settled()
             && self.ranks.values().all(|r| {
