@@ -436,3 +436,22 @@ torch.distributed.DistNetworkError: The server socket has failed to listen on an
     assert_eq!(page.outcome, whole.outcome);
     assert_eq!(cli["entries"][0]["slug"], whole.entries[0].slug.as_str());
 }
+
+/// A child's message with its head cut off (plain lines, no error marker) before a launcher's
+/// report that the child failed: the report says nothing of why, so the plain lines before it
+/// are read too, and the entry they name is a candidate.
+#[test]
+fn plain_lines_before_a_launchers_report_are_read() {
+    let log = "making sure all `forward` function outputs participate in calculating loss.
+Parameters which did not receive grad for rank 1: head.cls.bias, head.cls.weight, head.aux.2.weight
+Parameter indices which did not receive grad for rank 1: 201 202 203
+  Epoch 1/30   3.1G   1.204   0.873   12   640:   1%|          | 2/180 [00:03<04:30,  1.52s/it]
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 7120 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 7121) of binary: /opt/venv/bin/python
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+";
+    let d = diagnosed(log);
+    let slugs: Vec<&str> = d.entries.iter().map(|e| e.slug.as_str()).collect();
+    assert!(slugs[..3].contains(&"ddp-unused-parameters"), "{slugs:?}");
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

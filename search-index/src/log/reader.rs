@@ -10,7 +10,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::classify::{
-    classify, classify_at, exception_head, is_collateral, is_frame, is_warning_class,
+    classify, classify_at, exception_head, is_collateral, is_frame, is_launcher_summary,
+    is_warning_class,
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
@@ -512,6 +513,17 @@ impl<'c> LogReader<'c> {
             }
         }
         self.folded.sort_by_key(|e| e.line);
+        // A launcher's report that a child failed says nothing of why: when it is all the log
+        // calls an error, the plain lines before it (the child's message, its head cut off)
+        // are read too.
+        let launcher_only =
+            !self.folded.is_empty() && (self.folded.iter()).all(|e| is_launcher_summary(&e.text));
+        if launcher_only {
+            let mut folded = std::mem::take(&mut self.context);
+            folded.retain(|c| c.line < self.folded[0].line);
+            folded.append(&mut self.folded);
+            self.folded = folded;
+        }
         LogReport {
             cut_traceback,
             memory: self.memory.finish(),
