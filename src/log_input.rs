@@ -36,14 +36,14 @@ pub enum InputError {
 
 /// Reads `source` into `reader`, a line at a time, passing over the quiet runs of lines that
 /// `skim` takes (see [`errata_search::log::skim`]).
+///
 /// How the log was pasted (hard-wrapped by a terminal, indented as a whole) is told by its
-/// first buffer (see [`errata_search::log::paste_shape`]).
+/// first [`PASTE_SAMPLE_BYTES`] (see [`errata_search::log::paste_shape`]).
 pub fn read_into(
-    source: impl io::Read,
+    mut source: impl io::Read,
     reader: &mut LogReader,
     skim: &mut Skim,
 ) -> Result<Read, InputError> {
-    let mut source = source;
     // One byte past the sample says whether the log goes on after it, as its length does for
     // a whole text.
     let mut start = Vec::new();

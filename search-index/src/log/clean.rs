@@ -4,8 +4,8 @@
 //! drawing, progress bars glued to the line, timestamps (with a container runtime's `stderr F`
 //! after them), Docker Compose's `api-1  | `, the journal's `Dec 04 10:00:00 host prog[pid]: `,
 //! loguru's `| module:function:line - ` (those four in [`super::relay`]), `[rank3]:` /
-//! `[default3]:` / hostname prefixes and log-level brackets removed, whitespace collapsed, and the rank and the log level
-//! a prefix named. `None` when nothing useful is left.
+//! `[default3]:` / hostname prefixes and log-level brackets removed, whitespace collapsed, and
+//! the rank and the log level a prefix named. `None` when nothing useful is left.
 
 use super::relay::{
     without_compose_service, without_cri_stream, without_loguru_location, without_syslog_header,
@@ -179,7 +179,7 @@ fn is_glog_level(word: &str) -> bool {
         && word.as_bytes()[1..].iter().all(u8::is_ascii_digit)
 }
 
-fn is_box(c: char) -> bool {
+pub(super) fn is_box(c: char) -> bool {
     ('\u{2500}'..='\u{257F}').contains(&c) || ('\u{2580}'..='\u{259F}').contains(&c)
 }
 

@@ -9,6 +9,8 @@
 
 use std::collections::HashSet;
 
+use super::clean::is_box;
+
 /// How much of the start of a log tells: the whole lines in its first 64 KiB. A stream is read
 /// this far before its first line is read (see `errata diagnose`), so a command reading a
 /// file a buffer at a time and the page reading the whole text see the same shape.
@@ -49,12 +51,13 @@ fn common_indent(sample: &str) -> usize {
         0
     }
 }
+
 /// The shortest width taken for a terminal's: narrower lines are a log's own.
 const MIN_WRAP_WIDTH: usize = 60;
 /// Distinct lines of exactly the widest width that mark a log as hard-wrapped there.
 const MIN_WRAPPED_LINES: usize = 3;
 
-/// The width a terminal hard-wrapped `text` at, if it did: the widest lines are all exactly
+/// The width a terminal hard-wrapped `sample` at, if it did: the widest lines are all exactly
 /// as wide and there are several of them, distinct even with their digits left out (one
 /// message repeated by each rank or step is not a wrap), table rows aside (a memory summary's
 /// rows are all one width).
@@ -94,8 +97,7 @@ fn sample(text: &str) -> &str {
 /// A row or rule of a table drawn in characters (`|  Allocated memory  | 31170 MB |`,
 /// `|=====|`, `+-----+`), which starts and ends with its frame.
 pub(super) fn is_table_row(line: &str) -> bool {
-    let frame =
-        |c: char| matches!(c, '|' | '+' | '=' | '-') || ('\u{2500}'..='\u{257F}').contains(&c);
+    let frame = |c: char| matches!(c, '|' | '+' | '=' | '-') || is_box(c);
     let line = line.trim();
     line.starts_with(frame) && line.ends_with(frame)
 }
