@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use errata_search::log::cues::CueSet;
 use errata_search::log::{paste_shape, read_log_with, LogReader, LogReport};
 use errata_search::Searcher;
 
@@ -66,33 +67,55 @@ fn line_by_line(log: &str, reader: LogReader) -> LogReport {
 fn skimming_reads_what_reading_every_line_reads() {
     let searcher = searcher();
     let cues = searcher.cues().0;
-    let mut skimmed_runs = 0;
-    for (name, log) in logs() {
-        let lines: Vec<&str> = log.lines().collect();
-        for ranked in [false, true] {
-            let noise = steps(1200, ranked);
-            // Before the log, between every few of its lines, and after it.
-            let between: String = lines
-                .chunks(30)
-                .map(|piece| format!("{}\n{noise}", piece.join("\n")))
-                .collect();
-            let variants = [
-                format!("{noise}{log}"),
-                between,
-                format!(
-                    "{log}{}{noise}",
-                    if log.ends_with('\n') { "" } else { "\n" }
-                ),
-            ];
-            for (at, text) in variants.iter().enumerate() {
-                let skimmed = read_log_with(text, LogReader::watching(cues));
-                let read = line_by_line(text, LogReader::watching(cues));
-                assert_eq!(skimmed, read, "{name}: noise at {at}, ranked {ranked}");
-                skimmed_runs += 1;
-            }
+    let logs = logs();
+    // Two threads, half the logs each: this is the longest test of the suite.
+    let half = logs.len().div_ceil(2);
+    let skimmed_runs: usize = std::thread::scope(|s| {
+        let parts: Vec<_> = (logs.chunks(half))
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|(n, l)| skims_alike(n, l, cues))
+                        .sum::<usize>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .map(|p| p.join().expect("a reading thread"))
+            .sum::<usize>()
+    });
+    assert!(skimmed_runs > 1000);
+}
+
+/// Reads `log` with a job's step lines before it, between every 30 of its lines and after it,
+/// skimming and line by line, and checks the two reports are the same; yields how many texts
+/// it read.
+fn skims_alike(name: &str, log: &str, cues: &CueSet) -> usize {
+    let lines: Vec<&str> = log.lines().collect();
+    let mut runs = 0;
+    for ranked in [false, true] {
+        let noise = steps(1200, ranked);
+        let between: String = lines
+            .chunks(30)
+            .map(|piece| format!("{}\n{noise}", piece.join("\n")))
+            .collect();
+        let variants = [
+            format!("{noise}{log}"),
+            between,
+            format!(
+                "{log}{}{noise}",
+                if log.ends_with('\n') { "" } else { "\n" }
+            ),
+        ];
+        for (at, text) in variants.iter().enumerate() {
+            let skimmed = read_log_with(text, LogReader::watching(cues));
+            let read = line_by_line(text, LogReader::watching(cues));
+            assert_eq!(skimmed, read, "{name}: noise at {at}, ranked {ranked}");
+            runs += 1;
         }
     }
-    assert!(skimmed_runs > 1000);
+    runs
 }
 
 /// `errata diagnose` reads its input in buffers whose edges fall inside lines; it skims as
