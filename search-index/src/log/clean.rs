@@ -8,7 +8,8 @@
 //! the rank and the log level a prefix named. `None` when nothing useful is left.
 
 use super::relay::{
-    without_compose_service, without_cri_stream, without_loguru_location, without_syslog_header,
+    is_cri_stream, without_compose_service, without_cri_stream, without_loguru_location,
+    without_syslog_header,
 };
 
 /// Longest cleaned line kept, in bytes: its start and its end, since a long line's verdict is
@@ -151,7 +152,7 @@ fn level_of(prefix: &str) -> Option<Level> {
     let mut previous = "";
     words
         .filter(|&word| {
-            let tag = matches!(previous, "stdout" | "stderr") && matches!(word, "F" | "P");
+            let tag = is_cri_stream(previous, word);
             if !word.is_empty() {
                 previous = word;
             }

@@ -69,16 +69,17 @@ pub(super) fn without_loguru_location(s: &str) -> Option<&str> {
 /// The line without the stream and tag a container runtime writes after the timestamp, in
 /// Kubernetes' node logs (`2024-05-01T10:00:00.123456789Z stderr F RuntimeError: ...`).
 pub(super) fn without_cri_stream(s: &str) -> &str {
-    let Some(after) = s
-        .strip_prefix("stdout ")
-        .or_else(|| s.strip_prefix("stderr "))
-    else {
-        return s;
-    };
-    after
-        .strip_prefix("F ")
-        .or_else(|| after.strip_prefix("P "))
-        .unwrap_or(s)
+    let mut words = s.splitn(3, ' ');
+    match (words.next(), words.next(), words.next()) {
+        (Some(stream), Some(tag), Some(rest)) if is_cri_stream(stream, tag) => rest,
+        _ => s,
+    }
+}
+
+/// Whether two words are a container runtime's stream and tag (`stderr F`: a full line; `P`: a
+/// partial one), not a level (`F`, FATAL) or text.
+pub(super) fn is_cri_stream(stream: &str, tag: &str) -> bool {
+    matches!(stream, "stdout" | "stderr") && matches!(tag, "F" | "P")
 }
 
 #[cfg(test)]
