@@ -304,3 +304,29 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 2 ha
         "{d:#?}"
     );
 }
+
+/// The same OOM on the first steps of a run and after hundreds: a batch too large fails at
+/// once, so after many steps it ranks behind the entries of inputs that grow, with the step
+/// line as its reasoning.
+#[test]
+fn an_oom_after_many_steps_doubts_the_batch() {
+    let oom = "Traceback (most recent call last):
+  File \"/srv/sft/train.py\", line 88, in training_step
+    loss.backward()
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB is free. Of the allocated memory 75.80 GiB is allocated by PyTorch, and 310.00 MiB is reserved by PyTorch but unallocated.
+";
+    let at = |steps: u32| {
+        format!("{{'loss': 1.93, 'learning_rate': 2e-05, 'epoch': 0.4}}\n  8%|▊         | {steps}/4800 [1:02:11<9:14:20,  1.34s/it]\n{oom}")
+    };
+    let early = diagnosed(&at(3));
+    assert_eq!(top(&early), "cuda-oom-batch-too-large", "{early:#?}");
+    let late = diagnosed(&at(380));
+    assert_ne!(top(&late), "cuda-oom-batch-too-large", "{late:#?}");
+    let batch = (late.entries.iter())
+        .find(|e| e.slug == "cuda-oom-batch-too-large")
+        .unwrap_or_else(|| panic!("{late:#?}"));
+    assert!(
+        batch.reasons.iter().any(|r| r.contains("380 steps")),
+        "{batch:#?}"
+    );
+}

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use super::oom::{self, Fragmentation, OomNumbers};
 use super::signal;
-use super::{attention, loss};
+use super::{attention, loss, steps};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
@@ -303,6 +303,10 @@ fn apply_findings(
             (oom.iter())
                 .find_map(|(line, n)| oom::larger_than_device(n, *line))
                 .map(|why| (Stance::For, why)),
+        ),
+        (
+            "oom-after-many-steps",
+            steps::oom_after_many_steps(lines).map(|why| (Stance::Doubt, why)),
         ),
     ];
     for (name, verdict) in findings {

@@ -11,11 +11,12 @@ mod combine;
 mod loss;
 pub mod oom;
 mod signal;
+mod steps;
 mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 5] = [
+pub const FINDINGS: [(&str, &str); 6] = [
     (
         "oom-fragmentation",
         "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
@@ -35,6 +36,10 @@ pub const FINDINGS: [(&str, &str); 5] = [
     (
         "oom-larger-than-device",
         "an out-of-memory error whose one failed allocation is larger than the device's whole capacity: a tensor that grows faster than the batch, not a batch a little too large",
+    ),
+    (
+        "oom-after-many-steps",
+        "an out-of-memory error after the run's progress lines counted 100 steps or more (not while evaluating): it speaks against the entries that declare it, since a batch too large fails within its first steps",
     ),
 ];
 

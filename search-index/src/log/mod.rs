@@ -16,6 +16,7 @@ pub mod clean;
 pub mod cues;
 pub mod memory;
 mod paste;
+pub mod progress;
 mod reader;
 mod relay;
 pub mod skim;
@@ -67,6 +68,10 @@ pub struct ErrorLine {
     /// (`Tried to allocate 7.31 GiB` then `(GPU 0; 11.92 GiB total capacity; ...)`).
     #[serde(skip)]
     pub continued: String,
+    /// The most steps a progress line before it said the run had done, with that line's
+    /// number ([`progress`]).
+    #[serde(skip)]
+    pub steps_before: Option<(u64, usize)>,
 }
 
 impl ErrorLine {

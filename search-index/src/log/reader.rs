@@ -17,6 +17,7 @@ use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
 use super::memory::MemoryReader;
 use super::paste::{is_table_row, PasteShape};
+use super::progress;
 use super::{ErrorLine, LineKind, LogReport};
 use crate::tokenizer::terms;
 
@@ -66,6 +67,8 @@ pub struct LogReader<'c> {
     shape: PasteShape,
     /// The pieces of a wrapped line read so far, with the number of the first.
     unwrapped: Option<(String, usize)>,
+    /// The last lines that may say how many steps the run did.
+    progress: progress::ProgressLines,
 }
 
 /// What the reader keeps of one rank's output.
@@ -159,7 +162,10 @@ impl<'c> LogReader<'c> {
         let indent = physical.len() - physical.trim_start_matches(' ').len();
         let physical = &physical[indent.min(self.shape.indent)..];
         for segment in physical.split('\r') {
-            if let Some(mut line) = clean_line(segment) {
+            let cleaned = clean_line(segment);
+            // A progress bar's count is read before cleaning, which drops the bar.
+            self.offer_progress(segment, cleaned.as_ref().and_then(|l| l.rank), number);
+            if let Some(mut line) = cleaned {
                 // Each rank's state is small, but a log could name any number of ranks.
                 if line.rank.is_some_and(|r| {
                     self.ranks.len() >= MAX_RANKS && !self.ranks.contains_key(&Some(r))
@@ -270,6 +276,15 @@ impl<'c> LogReader<'c> {
         }
     }
 
+    /// Offers a segment of a line outside a traceback (of `rank`) as one that may say how many
+    /// steps the run has done.
+    fn offer_progress(&mut self, segment: &str, rank: Option<u32>, number: usize) {
+        if self.ranks.get(&rank).is_some_and(|r| r.in_traceback) {
+            return;
+        }
+        self.progress.offer(segment, number);
+    }
+
     /// The next line after an exception line that awaits its message: the message, joined to
     /// it (`None`: nothing left to read of `line`), or the line itself, the exception line
     /// kept alone.
@@ -368,6 +383,7 @@ impl<'c> LogReader<'c> {
                 collateral: false,
                 context: String::new(),
                 continued: String::new(),
+                steps_before: None,
             });
         }
     }
@@ -427,6 +443,7 @@ impl<'c> LogReader<'c> {
             collateral,
             context,
             continued: String::new(),
+            steps_before: self.progress.steps(),
         });
     }
 
@@ -551,6 +568,7 @@ fn ipython_header(line: &CleanLine, at: usize, number: usize) -> Option<ErrorLin
         collateral: false,
         context: String::new(),
         continued: String::new(),
+        steps_before: None,
     })
 }
 

@@ -1,0 +1,85 @@
+//! Whether an out-of-memory error came after the run had done many steps.
+//!
+//! Takes the log's error lines, each with the most steps its progress lines had counted before
+//! it ([`crate::log::progress`]); yields a sentence when the first out-of-memory error came after
+//! [`MANY_STEPS`] or more. Every step of a run with a fixed batch needs about the same memory,
+//! so a batch too large for the device fails within its first steps (the first backward, the
+//! first optimizer step). A failure after hundreds of steps that ran is an input larger than the
+//! rest (a long sequence) or memory that grew over the run (fragmentation, a leak). An OOM
+//! raised while evaluating or predicting is left alone: those steps are not the ones that ran.
+
+use super::oom::is_oom_message;
+use crate::log::ErrorLine;
+
+/// Steps that ran before an OOM for its batch not to be simply too large.
+pub const MANY_STEPS: u64 = 100;
+
+/// Words of a frame that runs evaluation rather than the steps counted.
+const EVALUATING: [&str; 5] = ["evaluat", "validat", "predict", "eval_step", "test_step"];
+
+/// The sentence that says the run did many steps before its first OOM, if it did.
+pub fn oom_after_many_steps(lines: &[ErrorLine]) -> Option<String> {
+    let oom = lines
+        .iter()
+        .find(|l| !l.collateral && is_oom_message(&l.text))?;
+    let (steps, at) = oom.steps_before?;
+    let context = oom.context.to_ascii_lowercase();
+    if steps < MANY_STEPS || EVALUATING.iter().any(|w| context.contains(w)) {
+        return None;
+    }
+    Some(format!(
+        "line {at}: the run had done {} steps before it ran out of memory on line {}; a batch too large for the device fails within its first steps, so an input larger than the rest, or memory that grew over the run, is likelier",
+        thousands(steps),
+        oom.line
+    ))
+}
+
+/// `11125` as `11,125`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::read_log;
+
+    const OOM: &str = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 720.00 MiB.";
+
+    fn log(progress: &str, frame: &str) -> String {
+        format!(
+            "{progress}\nTraceback (most recent call last):\n  File \"train.py\", line 9, in {frame}\n    loss.backward()\n{OOM}\n"
+        )
+    }
+
+    #[test]
+    fn an_oom_after_many_steps_is_read() {
+        let bar = "Epoch 0:  3%|▎  | 414/13875 [09:24<5:05:50,  1.36s/it, loss=4.02]";
+        let report = read_log(&log(bar, "training_step"));
+        let why = oom_after_many_steps(&report.error_lines).unwrap();
+        assert!(
+            why.starts_with("line 1: the run had done 414 steps"),
+            "{why}"
+        );
+        assert!(why.contains("on line 5"), "{why}");
+        // On the first steps, while evaluating, or with no progress line: nothing is said.
+        let first = "Epoch 0:  0%|  | 2/13875 [00:09<5:05:50,  4.36s/it]";
+        for text in [
+            log(first, "training_step"),
+            log(bar, "evaluation_loop"),
+            log("loading model", "training_step"),
+        ] {
+            assert_eq!(oom_after_many_steps(&read_log(&text).error_lines), None);
+        }
+        assert_eq!(thousands(11125), "11,125");
+        assert_eq!(thousands(164), "164");
+    }
+}
