@@ -226,6 +226,28 @@ pub fn is_launcher_summary(text: &str) -> bool {
     MARKERS.iter().any(|m| text.contains(m))
 }
 
+/// A message that only announces an exception printed after it: PyTorch re-raises a
+/// worker's or a replica's exception as `Caught RuntimeError in DataLoader worker process 0.`
+/// (or `in replica 1 on device 1`, `in pin memory thread for device 0`), then prints the
+/// `Original Traceback` whose last line is the failure itself.
+pub fn is_relay_of_what_follows(text: &str) -> bool {
+    const PLACES: [&str; 3] = [
+        " in DataLoader worker process",
+        " in replica ",
+        " in pin memory thread",
+    ];
+    let Some(at) = text.find("Caught ") else {
+        return false;
+    };
+    let rest = &text[at + "Caught ".len()..];
+    let name = rest.find(' ').map_or(rest, |end| &rest[..end]);
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && PLACES.iter().any(|p| rest[name.len()..].starts_with(p))
+}
+
 /// Errors that follow from an earlier one: launcher summaries, aborts, other ranks' timeouts.
 pub fn is_collateral(text: &str) -> bool {
     const MARKERS: [&str; 10] = [
@@ -241,4 +263,42 @@ pub fn is_collateral(text: &str) -> bool {
         "slurmstepd: error:",
     ];
     is_launcher_summary(text) || MARKERS.iter().any(|m| text.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::read_log;
+
+    #[test]
+    fn a_re_raise_of_a_workers_exception_is_collateral_to_it() {
+        for text in [
+            "RuntimeError: Caught RuntimeError in DataLoader worker process 0.",
+            "ValueError: Caught ValueError in replica 1 on device 1.",
+            "RuntimeError: Caught RuntimeError in pin memory thread for device 0.",
+        ] {
+            assert!(is_relay_of_what_follows(text), "{text}");
+        }
+        for text in [
+            "RuntimeError: DataLoader worker (pid(s) 8841) exited unexpectedly",
+            "Caught signal 11 in worker",
+            "ProcessGroupNCCL's watchdog caught collective operation timeout",
+        ] {
+            assert!(!is_relay_of_what_follows(text), "{text}");
+        }
+        let log = "Traceback (most recent call last):
+  File \"train.py\", line 9, in <module>
+    for batch in loader:
+RuntimeError: Caught RuntimeError in DataLoader worker process 0.
+Original Traceback (most recent call last):
+  File \"torch/utils/data/_utils/collate.py\", line 56, in default_collate
+    return torch.stack(batch, 0, out=out)
+RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] at entry 0 and [3, 256, 256] at entry 1
+";
+        let lines = read_log(log).error_lines;
+        assert_eq!(lines.len(), 2, "{lines:#?}");
+        assert!(lines[0].collateral, "{lines:#?}");
+        assert!(!lines[1].collateral, "{lines:#?}");
+        assert!(lines[1].context.contains("collate.py"), "{lines:#?}");
+    }
 }

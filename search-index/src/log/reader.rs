@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::classify::{
     classify, classify_at, exception_head, is_collateral, is_frame, is_launcher_summary,
-    is_warning_class,
+    is_relay_of_what_follows, is_warning_class,
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
@@ -391,7 +391,10 @@ impl<'c> LogReader<'c> {
     /// A line that carries an error: folded into an earlier one with the same terms, or kept.
     fn error(&mut self, line: CleanLine, kind: LineKind, number: usize) {
         self.ranks.entry(line.rank).or_default().continuing = None;
-        let collateral = self.first_error_seen && is_collateral(&line.text);
+        // A re-raise that announces a worker's exception is collateral to it, though printed
+        // first.
+        let relay = is_relay_of_what_follows(&line.text);
+        let collateral = relay || (self.first_error_seen && is_collateral(&line.text));
         let key = fold_key(&line.text);
         if key.is_empty() {
             return;
@@ -431,7 +434,7 @@ impl<'c> LogReader<'c> {
         before.clear();
         // The first error line is what later launcher summaries and aborts follow from,
         // whatever its own wording (a rank's watchdog timeout may be the first thing printed).
-        if kind != LineKind::Warning {
+        if kind != LineKind::Warning && !relay {
             self.first_error_seen = true;
         }
         self.folded.push(ErrorLine {
