@@ -3,7 +3,8 @@
 //! Takes every entry's signatures as terms; yields the rare terms (in the signatures of at most
 //! [`DEFINING_DOCS`] entries: a match without them is another message) and the common ones (in
 //! the signatures of [`COMMON_DOCS`] entries or more). Python's own vocabulary of failure
-//! ([`GENERIC_TERMS`]) is never rare, however few entries happen to use it.
+//! ([`GENERIC_TERMS`]) is never rare, however few entries happen to use it, and always common: a
+//! line that shares only those words with a signature does not point at its entry.
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,9 +16,9 @@ pub const COMMON_DOCS: usize = 8;
 /// Terms that never define a signature however few entries have them: Python's built-in
 /// exception classes and the words of Python's own messages for them (`No module named`,
 /// `object has no attribute`, `cannot import name`, `unexpected keyword argument`, `No such file
-/// or directory`). Any failure at all can raise them; what defines `No module named
+/// or directory`, an OSError's `[Errno 2]`). Any failure at all can raise them; what defines `No module named
 /// 'flash_attn'` is `flash_attn`.
-const GENERIC_TERMS: [&str; 48] = [
+const GENERIC_TERMS: [&str; 49] = [
     "attributeerror",
     "keyerror",
     "valueerror",
@@ -32,6 +33,8 @@ const GENERIC_TERMS: [&str; 48] = [
     "assertionerror",
     "oserror",
     "ioerror",
+    // `[Errno 2]`: how Python prints every OSError's number.
+    "errno",
     "eoferror",
     "nameerror",
     "lookuperror",
@@ -72,7 +75,8 @@ const GENERIC_TERMS: [&str; 48] = [
 pub fn rare_and_common(signature_terms: &[Vec<Vec<String>>]) -> (HashSet<String>, HashSet<String>) {
     let mut rare = terms_by_docs(signature_terms, |n| n <= DEFINING_DOCS);
     rare.retain(|t| !GENERIC_TERMS.contains(&t.as_str()));
-    let common = terms_by_docs(signature_terms, |n| n >= COMMON_DOCS);
+    let mut common = terms_by_docs(signature_terms, |n| n >= COMMON_DOCS);
+    common.extend(GENERIC_TERMS.iter().map(|t| t.to_string()));
     (rare, common)
 }
 

@@ -192,6 +192,33 @@ fn a_whole_signature_of_common_words_still_counts() {
     assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
 }
 
+/// Python's own words of failure share nothing specific: `[Errno 2] No such file or directory`
+/// has `errno` and `no` in common with `OSError: [Errno 28] No space left on device`, which says
+/// nothing of a full disk. The frames say where it was raised: DeepSpeed asking `bin/nvcc` for
+/// the toolkit's version.
+#[test]
+fn an_oserrors_number_points_at_no_entry() {
+    let line = "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'";
+    let hits = searcher().search(line, 5).expect("a sound index");
+    for hit in &hits {
+        assert!(
+            !(hit.slug == "no-space-left-on-device" && hit.specific),
+            "{hits:#?}"
+        );
+    }
+    let log = format!(
+        "Traceback (most recent call last):
+  File \"/opt/venv/lib/python3.10/site-packages/deepspeed/ops/op_builder/builder.py\", line 93, in assert_no_cuda_mismatch
+    cuda_major, cuda_minor = installed_cuda_version(name)
+  File \"/usr/lib/python3.10/subprocess.py\", line 1847, in _execute_child
+    raise child_exception_type(errno_num, err_msg, err_filename)
+{line}
+"
+    );
+    let d = diagnosed(&log);
+    assert_eq!(top(&d), "deepspeed-op-build-cuda-home", "{d:#?}");
+}
+
 /// One word shared with a longer message is chance: `core` in Slurm's `Aborted (core
 /// dumped)` is one word of `numpy.core.multiarray failed to import`, and `step` in its
 /// `STEP 81.0 CANCELLED` one of the scheduler warning's. What is left, the watchdog's frame in
