@@ -330,3 +330,29 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 ha
         "{batch:#?}"
     );
 }
+
+/// The same OOM after the log printed a short input and a long one: the long input's length
+/// speaks for the entries of tensors that grow with it, and is shown as the reasoning.
+#[test]
+fn an_oom_on_a_long_input_points_at_the_sequence() {
+    let oom = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.10 GiB (GPU 0; 23.65 GiB total capacity; 17.92 GiB already allocated; 2.71 GiB free; 18.30 GiB reserved in total by PyTorch)";
+    let long = diagnosed(&format!(
+        "summarising reports/q3.txt: 1,180 characters\nsummarising reports/annual.txt: 96,400 characters\n{oom}\n"
+    ));
+    let sequence = [
+        "activation-memory-quadratic-attention",
+        "activation-memory-spike",
+    ];
+    assert!(sequence.contains(&top(&long)), "{long:#?}");
+    assert!(
+        long.entries[0]
+            .reasons
+            .iter()
+            .any(|r| r.contains("`96,400 characters`")),
+        "{long:#?}"
+    );
+    let short = diagnosed(&format!(
+        "summarising reports/q3.txt: 1,180 characters\n{oom}\n"
+    ));
+    assert_eq!(top(&short), "cuda-oom-batch-too-large", "{short:#?}");
+}

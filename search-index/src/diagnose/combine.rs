@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use super::oom::{self, Fragmentation, OomNumbers};
 use super::signal;
-use super::{attention, loss, steps};
+use super::{attention, long_input, loss, steps};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
@@ -307,6 +307,10 @@ fn apply_findings(
         (
             "oom-after-many-steps",
             steps::oom_after_many_steps(lines).map(|why| (Stance::Doubt, why)),
+        ),
+        (
+            "oom-long-input",
+            long_input::oom_on_a_long_input(lines).map(|why| (Stance::For, why)),
         ),
     ];
     for (name, verdict) in findings {

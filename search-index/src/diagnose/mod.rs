@@ -8,6 +8,7 @@
 
 mod attention;
 mod combine;
+mod long_input;
 mod loss;
 pub mod oom;
 mod signal;
@@ -16,7 +17,7 @@ mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 6] = [
+pub const FINDINGS: [(&str, &str); 7] = [
     (
         "oom-fragmentation",
         "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
@@ -40,6 +41,10 @@ pub const FINDINGS: [(&str, &str); 6] = [
     (
         "oom-after-many-steps",
         "an out-of-memory error after the run's progress lines counted 100 steps or more (not while evaluating): it speaks against the entries that declare it, since a batch too large fails within its first steps",
+    ),
+    (
+        "oom-long-input",
+        "an out-of-memory error right after the log stated an input of 2,048 tokens or more (`input_ids: torch.Size([4, 131072])`, or characters at four a token): a tensor that grows with the input's length",
     ),
 ];
 

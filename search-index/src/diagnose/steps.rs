@@ -8,6 +8,7 @@
 //! rest (a long sequence) or memory that grew over the run (fragmentation, a leak). An OOM
 //! raised while evaluating or predicting is left alone: those steps are not the ones that ran.
 
+use super::long_input::thousands;
 use super::oom::is_oom_message;
 use crate::log::ErrorLine;
 
@@ -32,19 +33,6 @@ pub fn oom_after_many_steps(lines: &[ErrorLine]) -> Option<String> {
         thousands(steps),
         oom.line
     ))
-}
-
-/// `11125` as `11,125`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -79,7 +67,5 @@ mod tests {
         ] {
             assert_eq!(oom_after_many_steps(&read_log(&text).error_lines), None);
         }
-        assert_eq!(thousands(11125), "11,125");
-        assert_eq!(thousands(164), "164");
     }
 }

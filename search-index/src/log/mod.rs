@@ -14,6 +14,8 @@
 pub mod classify;
 pub mod clean;
 pub mod cues;
+mod kept;
+pub mod lengths;
 pub mod memory;
 mod paste;
 pub mod progress;
@@ -72,6 +74,9 @@ pub struct ErrorLine {
     /// number ([`progress`]).
     #[serde(skip)]
     pub steps_before: Option<(u64, usize)>,
+    /// The longest input a line before it said the run was given ([`lengths`]).
+    #[serde(skip)]
+    pub input_before: Option<lengths::InputLength>,
 }
 
 impl ErrorLine {

@@ -10,7 +10,7 @@
 //! 5000`, `Batches per epoch: 862`) reports no loss and no fraction, and says nothing of the
 //! steps done; nor does a size (`12288MiB / 16384MiB`), a date, or a file's place in a list.
 
-use memchr::memmem;
+use super::kept::{KeptLines, Needles};
 
 /// Words after which a number counts the steps done.
 const STEP_WORDS: [&str; 9] = [
@@ -43,46 +43,20 @@ pub fn steps_in(line: &str) -> Option<u64> {
     [bar, counted, epoch].into_iter().flatten().max()
 }
 
-/// The last lines that may state the steps done, kept as they come and parsed only when an
-/// error line asks how far the run got: most lines of a long log are never parsed.
-#[derive(Debug, Default, Clone)]
-pub struct ProgressLines {
-    /// At most [`KEPT`] lines with their numbers; their buffers are reused.
-    kept: Vec<(String, usize)>,
-    /// The slot the next line replaces, once all are used.
-    next: usize,
+/// Lines that may state the steps done.
+#[derive(Debug, Clone)]
+pub struct Progress;
+
+impl Needles for Progress {
+    /// The pieces each shape needs: a progress bar's ` [`, a loss, an epoch.
+    const NEEDLES: &'static [&'static [u8]] = &[b" [", b"loss", b"Loss", b"LOSS", b"poch", b"POCH"];
 }
 
-/// The progress lines kept: the last few before an error say how far the run got.
-const KEPT: usize = 4;
-
-/// The pieces each shape needs, looked for by SIMD: a progress bar's ` [`, a loss, an epoch.
-const NEEDED: [&[u8]; 6] = [b" [", b"loss", b"Loss", b"LOSS", b"poch", b"POCH"];
-
-impl ProgressLines {
-    /// Keeps `line` (line `number`) if it may state the steps done.
-    pub fn offer(&mut self, line: &str, number: usize) {
-        let bytes = line.as_bytes();
-        if !NEEDED.iter().any(|w| memmem::find(bytes, w).is_some()) {
-            return;
-        }
-        if self.kept.len() < KEPT {
-            self.kept.push((line.to_owned(), number));
-            return;
-        }
-        let slot = &mut self.kept[self.next];
-        slot.0.clear();
-        slot.0.push_str(line);
-        slot.1 = number;
-        self.next = (self.next + 1) % KEPT;
-    }
-
-    /// The most steps the kept lines state, with the number of the line that states them.
-    pub fn steps(&self) -> Option<(u64, usize)> {
-        (self.kept.iter())
-            .filter_map(|(line, number)| Some((steps_in(line)?, *number)))
-            .max_by_key(|&(steps, number)| (steps, std::cmp::Reverse(number)))
-    }
+/// The most steps the kept lines state, with the number of the line that states them.
+pub fn most_steps(kept: &KeptLines<Progress>) -> Option<(u64, usize)> {
+    (kept.iter())
+        .filter_map(|(line, number)| Some((steps_in(line)?, number)))
+        .max_by_key(|&(steps, number)| (steps, std::cmp::Reverse(number)))
 }
 
 /// Words in a progress bar's description or rate that mark it as preparing data or files (a
@@ -173,6 +147,11 @@ fn epoch(lower: &str) -> Option<(u64, bool)> {
 
 /// Each word of letters and underscores, with the byte its end is at.
 fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    word_spans(text).map(move |(start, end)| (end, &text[start..end]))
+}
+
+/// The spans of the words of letters and underscores in `text`.
+pub(super) fn word_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let is_word = |c: char| c.is_ascii_alphabetic() || c == '_';
     text.char_indices()
         .filter(move |&(i, c)| is_word(c) && !text[..i].ends_with(is_word))
@@ -180,7 +159,7 @@ fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
             let len = text[start..]
                 .find(|c: char| !is_word(c))
                 .unwrap_or(text.len() - start);
-            (start + len, &text[start..start + len])
+            (start, start + len)
         })
 }
 

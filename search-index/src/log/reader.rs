@@ -15,9 +15,10 @@ use super::classify::{
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
+use super::kept::KeptLines;
 use super::memory::MemoryReader;
 use super::paste::{is_table_row, PasteShape};
-use super::progress;
+use super::{lengths, progress};
 use super::{ErrorLine, LineKind, LogReport};
 use crate::tokenizer::terms;
 
@@ -68,7 +69,9 @@ pub struct LogReader<'c> {
     /// The pieces of a wrapped line read so far, with the number of the first.
     unwrapped: Option<(String, usize)>,
     /// The last lines that may say how many steps the run did.
-    progress: progress::ProgressLines,
+    progress: KeptLines<progress::Progress>,
+    /// The last lines that may say how long an input was.
+    lengths: KeptLines<lengths::Lengths>,
 }
 
 /// What the reader keeps of one rank's output.
@@ -164,7 +167,7 @@ impl<'c> LogReader<'c> {
         for segment in physical.split('\r') {
             let cleaned = clean_line(segment);
             // A progress bar's count is read before cleaning, which drops the bar.
-            self.offer_progress(segment, cleaned.as_ref().and_then(|l| l.rank), number);
+            self.offer_kept(segment, cleaned.as_ref().and_then(|l| l.rank), number);
             if let Some(mut line) = cleaned {
                 // Each rank's state is small, but a log could name any number of ranks.
                 if line.rank.is_some_and(|r| {
@@ -277,12 +280,13 @@ impl<'c> LogReader<'c> {
     }
 
     /// Offers a segment of a line outside a traceback (of `rank`) as one that may say how many
-    /// steps the run has done.
-    fn offer_progress(&mut self, segment: &str, rank: Option<u32>, number: usize) {
+    /// steps the run has done or how long an input was.
+    fn offer_kept(&mut self, segment: &str, rank: Option<u32>, number: usize) {
         if self.ranks.get(&rank).is_some_and(|r| r.in_traceback) {
             return;
         }
         self.progress.offer(segment, number);
+        self.lengths.offer(segment, number);
     }
 
     /// The next line after an exception line that awaits its message: the message, joined to
@@ -384,6 +388,7 @@ impl<'c> LogReader<'c> {
                 context: String::new(),
                 continued: String::new(),
                 steps_before: None,
+                input_before: None,
             });
         }
     }
@@ -446,7 +451,8 @@ impl<'c> LogReader<'c> {
             collateral,
             context,
             continued: String::new(),
-            steps_before: self.progress.steps(),
+            steps_before: progress::most_steps(&self.progress),
+            input_before: lengths::longest(&self.lengths),
         });
     }
 
@@ -572,6 +578,7 @@ fn ipython_header(line: &CleanLine, at: usize, number: usize) -> Option<ErrorLin
         context: String::new(),
         continued: String::new(),
         steps_before: None,
+        input_before: None,
     })
 }
 

@@ -1,0 +1,157 @@
+//! How long an input was: the lengths a log states of what it feeds the model.
+//!
+//! Takes a line; yields the length in tokens it states of one input, in the two shapes that
+//! measure an input rather than a setting: a count of characters (`360999 chars`, `23,914
+//! characters`; a quarter of a token each, the usual rate of a subword tokenizer on English), and
+//! the shape of the token ids (`input_ids: torch.Size([4, 131072])`, `input_ids shape (1,
+//! 9000)`: the last dimension). A limit or a setting (`max_seq_len=4096`, `seq_len: 2048` in a
+//! config, `max_new_tokens`) says how long inputs may be, not how long this one was; a count of
+//! tokens is as often a whole data set's, a batch's or a rate (`tokens/s`) as an input's: neither
+//! is read.
+
+use super::kept::{KeptLines, Needles};
+use super::progress::word_spans;
+
+/// Lines that may state an input's length.
+#[derive(Debug, Clone)]
+pub struct Lengths;
+
+impl Needles for Lengths {
+    /// The pieces each shape needs: the unit, the ids.
+    const NEEDLES: &'static [&'static [u8]] = &[b"char", b"Char", b"CHAR", b"input_ids"];
+}
+
+/// Characters per token, roughly, for a subword tokenizer on English text.
+pub const CHARS_PER_TOKEN: u64 = 4;
+
+/// A length a line states, in tokens, with the words that state it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputLength {
+    pub tokens: u64,
+    /// The line's number.
+    pub line: usize,
+    /// The words that state it (`360999 chars`).
+    pub said: String,
+}
+
+/// The longest input the kept lines state.
+pub fn longest(kept: &KeptLines<Lengths>) -> Option<InputLength> {
+    (kept.iter())
+        .filter_map(|(line, number)| {
+            let (tokens, said) = length_in(line)?;
+            Some(InputLength {
+                tokens,
+                line: number,
+                said,
+            })
+        })
+        .max_by_key(|l| (l.tokens, std::cmp::Reverse(l.line)))
+}
+
+/// The longest input `line` states, in tokens, with the words that state it.
+pub fn length_in(line: &str) -> Option<(u64, String)> {
+    let lower = line.to_ascii_lowercase();
+    let words: Vec<(usize, usize)> = word_spans(&lower).collect();
+    let mut best: Option<(u64, String)> = None;
+    let mut take = |tokens: u64, said: &str| {
+        if best.as_ref().map_or(true, |(t, _)| tokens > *t) {
+            best = Some((tokens, said.trim().to_owned()));
+        }
+    };
+    for &(start, end) in &words {
+        match &lower[start..end] {
+            "chars" | "characters" if !lower[end..].starts_with('/') => {
+                if let Some((n, from)) = number_before(&lower[..start]) {
+                    take(n / CHARS_PER_TOKEN, &line[from..end]);
+                }
+            }
+            "input_ids" => {
+                if let Some((n, to)) = last_dimension(&lower[end..]) {
+                    take(n, &line[start..end + to]);
+                }
+            }
+            _ => {}
+        }
+    }
+    best
+}
+
+/// The whole number (commas between thousands allowed) right before `text`'s end, one space
+/// or hyphen apart, with where it starts.
+fn number_before(text: &str) -> Option<(u64, usize)> {
+    let text = text.strip_suffix(' ').or_else(|| text.strip_suffix('-'))?;
+    let start = text
+        .trim_end_matches(|c: char| c.is_ascii_digit() || c == ',')
+        .len();
+    let digits: String = text[start..].chars().filter(char::is_ascii_digit).collect();
+    if digits.is_empty() || digits.len() > 12 || text[..start].ends_with('.') {
+        return None;
+    }
+    Some((digits.parse().ok()?, start))
+}
+
+/// The last dimension of the first shape after the ids (`: torch.Size([4, 131072])`, ` shape
+/// (1, 9000)`), when the shape comes within a few words, with where the shape ends.
+fn last_dimension(text: &str) -> Option<(u64, usize)> {
+    let open = text.find(['[', '('])?;
+    if open > 24 {
+        return None;
+    }
+    let inner_start = open + text[open..].len() - text[open..].trim_start_matches(['[', '(']).len();
+    let close = inner_start + text[inner_start..].find([']', ')'])?;
+    let dims: Vec<u64> = text[inner_start..close]
+        .split(',')
+        .map(|d| d.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let end = close + text[close..].len() - text[close..].trim_start_matches([']', ')']).len();
+    (dims.len() >= 2).then(|| (*dims.last().unwrap(), end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_length_of_an_input() {
+        for (line, tokens, said) in [
+            (
+                "[2/2] articles/full.txt: 360999 chars",
+                90_249,
+                "360999 chars",
+            ),
+            (
+                "Full article: 23,914 characters",
+                5_978,
+                "23,914 characters",
+            ),
+            (
+                "input_ids: torch.Size([4, 131072]) cuda:0",
+                131_072,
+                "input_ids: torch.Size([4, 131072])",
+            ),
+            (
+                "input_ids shape (1, 9000)",
+                9_000,
+                "input_ids shape (1, 9000)",
+            ),
+        ] {
+            assert_eq!(length_in(line), Some((tokens, said.to_owned())), "{line}");
+        }
+        for line in [
+            "max_seq_len=4096 per_device_train_batch_size=1",
+            "seq_len: 8192",
+            "prompt of 8192 tokens",
+            "throughput 52000 chars/s",
+            "input_ids: 4096",
+            "generation_args={'max_new_tokens': 256}",
+            "Token indices sequence length is longer than the specified maximum",
+            "about 3.5 chars per token",
+        ] {
+            let got = length_in(line);
+            assert!(
+                got.as_ref().map_or(true, |(t, _)| *t < 2048),
+                "{line}: {got:?}"
+            );
+        }
+    }
+}
