@@ -58,6 +58,15 @@ mod tests {
             "{why}"
         );
         assert!(why.contains("on line 5"), "{why}");
+        // Through a relay's prefix, whose ` [` before a rank every line of the traceback has.
+        let relayed: String = format!(
+            "{bar}\n[rank5]: Traceback (most recent call last):\n[rank5]:   File \"train.py\", line 9, in training_step\n[rank5]:     loss = model(x).sum()\n[rank5]:            ^^^^^^^^^^^^^^\n[rank5]:            ^^^^^^^^^^^^^^\n[rank5]:            ^^^^^^^^^^^^^^\n[rank5]:            ^^^^^^^^^^^^^^\n[rank5]: {OOM}\n"
+        )
+        .lines()
+        .map(|l| format!("2026-01-01T10:00:00.123Z {l}\n"))
+        .collect();
+        let why = oom_after_many_steps(&read_log(&relayed).error_lines);
+        assert!(why.is_some_and(|w| w.contains("414 steps")), "{relayed}");
         // On the first steps, while evaluating, or with no progress line: nothing is said.
         let first = "Epoch 0:  0%|  | 2/13875 [00:09<5:05:50,  4.36s/it]";
         for text in [

@@ -15,6 +15,13 @@ pub const KEPT: usize = 4;
 /// A kind of fact, and the byte strings a line that states it must hold one of.
 pub trait Needles {
     const NEEDLES: &'static [&'static [u8]];
+
+    /// Whether a line may state the fact: it holds one of the needles.
+    fn may_state(bytes: &[u8]) -> bool {
+        Self::NEEDLES
+            .iter()
+            .any(|w| memmem::find(bytes, w).is_some())
+    }
 }
 
 /// The last lines holding one of `N`'s needles, with their numbers.
@@ -40,8 +47,7 @@ impl<N> Default for KeptLines<N> {
 impl<N: Needles> KeptLines<N> {
     /// Keeps `line` (line `number`) if it holds one of the needles.
     pub fn offer(&mut self, line: &str, number: usize) {
-        let bytes = line.as_bytes();
-        if !N::NEEDLES.iter().any(|w| memmem::find(bytes, w).is_some()) {
+        if !N::may_state(line.as_bytes()) {
             return;
         }
         if self.kept.len() < KEPT {

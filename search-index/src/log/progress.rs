@@ -10,6 +10,8 @@
 //! 5000`, `Batches per epoch: 862`) reports no loss and no fraction, and says nothing of the
 //! steps done; nor does a size (`12288MiB / 16384MiB`), a date, or a file's place in a list.
 
+use memchr::memmem;
+
 use super::kept::{KeptLines, Needles};
 
 /// Words after which a number counts the steps done.
@@ -48,8 +50,17 @@ pub fn steps_in(line: &str) -> Option<u64> {
 pub struct Progress;
 
 impl Needles for Progress {
-    /// The pieces each shape needs: a progress bar's ` [`, a loss, an epoch.
-    const NEEDLES: &'static [&'static [u8]] = &[b" [", b"loss", b"Loss", b"LOSS", b"poch", b"POCH"];
+    /// The pieces each shape needs: a loss, an epoch (and a progress bar's ` [` before a digit).
+    const NEEDLES: &'static [&'static [u8]] = &[b"loss", b"Loss", b"LOSS", b"poch", b"POCH"];
+
+    /// A line that holds one of the words, or a progress bar's ` [` before a digit; not the ` [`
+    /// of a relay's prefix before a rank (`...Z [rank5]:`), which every line of a traceback has.
+    fn may_state(bytes: &[u8]) -> bool {
+        memmem::find_iter(bytes, b" [").any(|at| bytes.get(at + 2).is_some_and(u8::is_ascii_digit))
+            || Self::NEEDLES
+                .iter()
+                .any(|w| memmem::find(bytes, w).is_some())
+    }
 }
 
 /// The most steps the kept lines state, with the number of the line that states them.
