@@ -427,41 +427,52 @@ RuntimeError: DataLoader worker (pid(s) 30117) exited unexpectedly
     assert_eq!(top(&d), "dataloader-shared-memory-crash");
 }
 
-/// A paste a terminal cut at 100 columns: `errata diagnose` reading the file a buffer at a
-/// time, like the page reading the whole text, joins the pieces of the exception line again
-/// and answers as for the log unwrapped.
+/// A paste a terminal cut at 100 columns, or an editor broke at the last space before 80:
+/// `errata diagnose` reading the file a buffer at a time, like the page reading the whole text,
+/// joins the pieces of the exception line again and answers as for the log unwrapped.
 #[test]
 fn a_paste_a_terminal_wrapped_diagnoses_as_the_log_itself() {
     let log = "$ torchrun --nproc_per_node 2 finetune.py --config configs/sft.yaml
+W1204 10:02:11.118000 140071725119296 torch/distributed/run.py:779] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed.
 Traceback (most recent call last):
   File \"/opt/venv/lib/python3.11/site-packages/torch/distributed/elastic/rendezvous/static_tcp_rendezvous.py\", line 55, in next_rendezvous
     self._store = TCPStore(  # type: ignore[call-arg]
 torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).
 ";
-    let wrapped: Vec<String> = log
-        .lines()
-        .flat_map(|l| {
-            let chars: Vec<char> = l.chars().collect();
-            let pieces: Vec<String> = chars.chunks(100).map(|c| c.iter().collect()).collect();
-            pieces
-        })
-        .collect();
-    let wrapped = wrapped.join("\n") + "\n";
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("wrapped.log");
-    std::fs::write(&path, &wrapped).unwrap();
-    let r = super::search::errata(&["diagnose", "--json", path.to_str().unwrap()]);
-    let cli: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
-    let first = cli["first_failure"]["text"].as_str().unwrap_or_default();
-    assert!(
-        first.ends_with("0.0.0.0:29500 (errno: 98 - Address already in use)."),
-        "{first}"
-    );
+    // A terminal cuts each line at its width; an editor breaks it at the last space that fits.
+    let cut = |l: &str| -> Vec<String> {
+        let chars: Vec<char> = l.chars().collect();
+        chars.chunks(100).map(|c| c.iter().collect()).collect()
+    };
+    let broken = |l: &str| -> Vec<String> {
+        let mut lines = vec![String::new()];
+        for word in l.split_inclusive(' ') {
+            let last = lines.last_mut().unwrap();
+            if !last.is_empty() && last.chars().count() + word.trim_end().chars().count() > 80 {
+                lines.push(String::new());
+            }
+            lines.last_mut().unwrap().push_str(word);
+        }
+        lines
+    };
     let whole = diagnosed(log);
-    let page = diagnosed(&wrapped);
-    assert_eq!(page.entries[0].slug, whole.entries[0].slug, "{page:#?}");
-    assert_eq!(page.outcome, whole.outcome);
-    assert_eq!(cli["entries"][0]["slug"], whole.entries[0].slug.as_str());
+    for wrap in [&cut as &dyn Fn(&str) -> Vec<String>, &broken] {
+        let wrapped = log.lines().flat_map(wrap).collect::<Vec<_>>().join("\n") + "\n";
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("wrapped.log");
+        std::fs::write(&path, &wrapped).unwrap();
+        let r = super::search::errata(&["diagnose", "--json", path.to_str().unwrap()]);
+        let cli: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+        let first = cli["first_failure"]["text"].as_str().unwrap_or_default();
+        assert!(
+            first.ends_with("0.0.0.0:29500 (errno: 98 - Address already in use)."),
+            "{first}\n{wrapped}"
+        );
+        let page = diagnosed(&wrapped);
+        assert_eq!(page.entries[0].slug, whole.entries[0].slug, "{page:#?}");
+        assert_eq!(page.outcome, whole.outcome);
+        assert_eq!(cli["entries"][0]["slug"], whole.entries[0].slug.as_str());
+    }
 }
 
 /// A child's message with its head cut off (plain lines, no error marker) before a launcher's

@@ -54,7 +54,7 @@ pub fn length_in(line: &str) -> Option<(u64, String)> {
     let words: Vec<(usize, usize)> = word_spans(&lower).collect();
     let mut best: Option<(u64, String)> = None;
     let mut take = |tokens: u64, said: &str| {
-        if best.as_ref().map_or(true, |(t, _)| tokens > *t) {
+        if best.as_ref().is_none_or(|(t, _)| tokens > *t) {
             best = Some((tokens, said.trim().to_owned()));
         }
     };

@@ -24,6 +24,7 @@ mod relay;
 pub mod skim;
 #[cfg(test)]
 mod tests;
+mod unwrap;
 mod words;
 
 use serde::Serialize;

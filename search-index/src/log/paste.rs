@@ -2,14 +2,18 @@
 //! whole.
 //!
 //! A paste from a terminal may have every long line cut at the terminal's width, mid-word:
-//! `...failed to bind to [::]:29500 (err` then `no: 98 - Address already in use).`. A log
+//! `...failed to bind to [::]:29500 (err` then `no: 98 - Address already in use).`. A paste
+//! an editor or a mail client wrapped has its long lines broken at the last space that fits a
+//! width: a line that ends near it goes on in the next, whose first word would not have fit
+//! ([`continues`]). A log
 //! pasted into a Markdown or mail block may have every line indented by the same spaces. Takes
 //! the text (or the first buffer of a stream); yields a [`PasteShape`] from its start, for
 //! [`super::LogReader::shaped`] to join the pieces again and take the indentation off.
 
 use std::collections::HashSet;
 
-use super::clean::is_box;
+use super::classify::exception_head;
+use super::clean::{clean_line, is_box};
 
 /// How much of the start of a log tells: the whole lines in its first 64 KiB. A stream is read
 /// this far before its first line is read (see `errata diagnose`), so a command reading a
@@ -25,15 +29,27 @@ pub struct PasteShape {
     pub wrap_width: Option<usize>,
     /// The spaces every line starts with (a pasted block's), to take off.
     pub indent: usize,
+    /// The width an editor word-wrapped its lines at, if one did (and no terminal cut them).
+    pub word_wrap: Option<usize>,
 }
 
 /// How `text` was pasted, told from its start: the whole lines in its first
 /// [`PASTE_SAMPLE_BYTES`], all of it if it is no longer.
 pub fn paste_shape(text: &str) -> PasteShape {
     let sample = sample(text);
+    // A word wrap can end a few lines exactly at its width, and a hard wrap can leave a few
+    // lines that look as if they went on: the kind with more lines to show wins.
+    let (wrap_width, word_wrap) = match (wrap_width(sample), word_wrap(sample)) {
+        (Some((_, cut)), Some((width, went_on))) if went_on > cut => (None, Some(width)),
+        (hard, word) => (
+            hard.map(|(width, _)| width),
+            word.filter(|_| hard.is_none()).map(|(width, _)| width),
+        ),
+    };
     PasteShape {
-        wrap_width: wrap_width(sample),
+        wrap_width,
         indent: common_indent(sample),
+        word_wrap,
     }
 }
 
@@ -56,12 +72,15 @@ fn common_indent(sample: &str) -> usize {
 const MIN_WRAP_WIDTH: usize = 60;
 /// Distinct lines of exactly the widest width that mark a log as hard-wrapped there.
 const MIN_WRAPPED_LINES: usize = 3;
+/// The most distinct lines counted, for either kind of wrap.
+const MAX_COUNTED: usize = 64;
 
 /// The width a terminal hard-wrapped `sample` at, if it did: the widest lines are all exactly
 /// as wide and there are several of them, distinct even with their digits left out (one
 /// message repeated by each rank or step is not a wrap), table rows aside (a memory summary's
-/// rows are all one width).
-fn wrap_width(sample: &str) -> Option<usize> {
+/// rows are all one width). Yields the width and how many distinct lines are exactly that
+/// wide.
+fn wrap_width(sample: &str) -> Option<(usize, usize)> {
     let mut widest = 0;
     let mut at_widest: HashSet<String> = HashSet::new();
     for line in sample.split('\n') {
@@ -74,11 +93,74 @@ fn wrap_width(sample: &str) -> Option<usize> {
             widest = width;
             at_widest.clear();
         }
-        if width == widest && at_widest.len() < MIN_WRAPPED_LINES {
+        if width == widest && at_widest.len() < MAX_COUNTED {
             at_widest.insert(line.chars().filter(|c| !c.is_ascii_digit()).collect());
         }
     }
-    (widest >= MIN_WRAP_WIDTH && at_widest.len() >= MIN_WRAPPED_LINES).then_some(widest)
+    (widest >= MIN_WRAP_WIDTH && at_widest.len() >= MIN_WRAPPED_LINES)
+        .then_some((widest, at_widest.len()))
+}
+
+/// The widest width taken for an editor's wrap: wider lines are a log's own.
+const MAX_WORD_WRAP: usize = 200;
+/// Distinct lines that go on in the next that mark a log as word-wrapped.
+const MIN_WORD_WRAPPED: usize = 5;
+
+/// The width an editor word-wrapped `sample` at, if one did: its widest line that has a space
+/// to break at (a word longer than the width stays whole, on a line of its own) is at most
+/// [`MAX_WORD_WRAP`] wide, and at least [`MIN_WORD_WRAPPED`] lines narrower than that,
+/// distinct even with their digits left out, go on in the next one. Yields the width and how
+/// many such lines there are.
+fn word_wrap(sample: &str) -> Option<(usize, usize)> {
+    let lines: Vec<&str> = (sample.split('\n'))
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let width = (lines.iter())
+        .filter(|l| l.trim().contains(' '))
+        .map(|l| l.trim_end().chars().count())
+        .max()?;
+    if !(MIN_WRAP_WIDTH..=MAX_WORD_WRAP).contains(&width) {
+        return None;
+    }
+    let mut wrapped: HashSet<String> = HashSet::new();
+    for pair in lines.windows(2) {
+        if pair[0].chars().count() < width && continues(pair[0], pair[1], width) {
+            wrapped.insert(pair[0].chars().filter(|c| !c.is_ascii_digit()).collect());
+            if wrapped.len() >= MAX_COUNTED {
+                break;
+            }
+        }
+    }
+    (wrapped.len() >= MIN_WORD_WRAPPED).then_some((width, wrapped.len()))
+}
+
+/// Whether `line`, in a paste word-wrapped at `width`, goes on in `next`: `line` is at least
+/// half the width (or a frame's `File` before a long path), the first word of `next` would not have fit after it, and `next` starts at
+/// its first column with no mark of a line of its own (a logger's or a launcher's prefix, a
+/// traceback's header or frame, an exception's name, a table's frame).
+pub(super) fn continues(line: &str, next: &str, width: usize) -> bool {
+    let used = line.trim_end().chars().count();
+    // The space a break was made at may start the next line instead of ending this one.
+    let rest = match next.strip_prefix(' ') {
+        Some(rest) if !line.ends_with(' ') && !rest.starts_with(' ') => rest,
+        _ => next,
+    };
+    let word = rest.split(' ').next().unwrap_or("").chars().count();
+    // A frame's `File` goes on whatever its width: the path after it was too long to fit.
+    let short = used < width / 2 && line.trim() != "File";
+    if short || word == 0 || used + 1 + word <= width {
+        return false;
+    }
+    let Some(clean) = clean_line(rest) else {
+        return false;
+    };
+    clean.text == rest.trim_end()
+        && clean.level.is_none()
+        && clean.rank.is_none()
+        && !clean.text.starts_with("Traceback")
+        && !clean.text.starts_with("File \"")
+        && !exception_head(&clean.text)
+        && !is_table_row(rest)
 }
 
 /// The start of `text` that tells its shape: all of it if it is no longer than
@@ -126,7 +208,7 @@ mod tests {
     fn a_log_a_terminal_wrapped_is_read_whole() {
         let log = "loading shards: 4/4 done, model has 6.7B parameters, dtype torch.bfloat16, device cuda:0\nTraceback (most recent call last):\n  File \"/srv/job/train.py\", line 88, in main\n    dist.init_process_group(backend=\"nccl\")\ntorch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).\n";
         let wrapped = hard_wrapped(log, 80);
-        assert_eq!(wrap_width(&wrapped), Some(80));
+        assert_eq!(wrap_width(&wrapped).map(|(w, _)| w), Some(80));
         let report = read_log(&wrapped);
         let error = &report.error_lines[0];
         assert!(
@@ -140,7 +222,7 @@ mod tests {
         // A line at a time, told the width, gives the same.
         let shape = PasteShape {
             wrap_width: Some(80),
-            indent: 0,
+            ..PasteShape::default()
         };
         assert_eq!(paste_shape(&wrapped), shape);
         let mut reader = LogReader::default().shaped(shape);
@@ -158,6 +240,50 @@ mod tests {
         let table = "|===========================================================================|\n|                  PyTorch CUDA memory summary, device ID 0                 |\n|---------------------------------------------------------------------------|\n|            CUDA OOMs: 1            |        cudaMalloc retries: 2         |\n";
         assert_eq!(wrap_width(table), None);
         assert_eq!(wrap_width(log), None);
+    }
+
+    /// Breaks every line of `log` longer than `width` at the last space that fits, keeping the
+    /// space at the end of the line, as an editor or a mail client does.
+    fn word_wrapped(log: &str, width: usize) -> String {
+        let mut out = Vec::new();
+        for line in log.lines() {
+            let mut current = String::new();
+            for word in line.split_inclusive(' ') {
+                if !current.is_empty()
+                    && current.chars().count() + word.trim_end().chars().count() > width
+                {
+                    out.push(std::mem::take(&mut current));
+                }
+                current.push_str(word);
+            }
+            out.push(current);
+        }
+        out.join("\n")
+    }
+
+    /// A paste an editor word-wrapped is read with its lines whole again; the lines of a log
+    /// that only happen to be long, and a hard wrap's pieces, are not taken for one.
+    #[test]
+    fn a_log_an_editor_word_wrapped_is_read_whole() {
+        let log = "W0217 09:41:05.118000 140071725119296 torch/distributed/run.py:779] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed.\nUserWarning: torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. In version 2.5 we will raise an exception if use_reentrant is not passed.\nloading shards: 4/4 done, model has 6.7B parameters, dtype torch.bfloat16, device cuda:0, world size 8, seed 1234\nTraceback (most recent call last):\n  File \"/srv/job/venv/lib/python3.10/site-packages/torch/distributed/elastic/multiprocessing/errors/__init__.py\", line 355, in wrapper\n    return f(*args, **kwargs)\n  File \"/srv/job/venv/lib/python3.10/site-packages/torch/distributed/elastic/agent/server/api.py\", line 727, in run\n    result = self._invoke_run(role)\ntorch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).\n";
+        let wrapped = word_wrapped(log, 72);
+        let shape = paste_shape(&wrapped);
+        assert_eq!(
+            (shape.word_wrap, shape.wrap_width),
+            (Some(72), None),
+            "{wrapped}"
+        );
+        let report = read_log(&wrapped);
+        let whole = read_log(log);
+        let texts = |r: &crate::log::LogReport| -> Vec<String> {
+            r.error_lines.iter().map(|l| l.text.clone()).collect()
+        };
+        assert_eq!(texts(&report), texts(&whole), "{wrapped}");
+        assert_eq!(report.lines_read, wrapped.lines().count());
+        assert_eq!(paste_shape(log).word_wrap, None);
+        let cut = hard_wrapped(log, 72);
+        assert_eq!(paste_shape(&cut).word_wrap, None, "{cut}");
+        assert_eq!(paste_shape(&cut).wrap_width, Some(72), "{cut}");
     }
 
     /// A log pasted with every line indented (a Markdown or mail block) reads as the log itself;

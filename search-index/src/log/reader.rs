@@ -17,7 +17,8 @@ use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
 use super::kept::KeptLines;
 use super::memory::MemoryReader;
-use super::paste::{is_table_row, PasteShape};
+use super::paste::PasteShape;
+use super::unwrap::Unwrap;
 use super::{lengths, progress};
 use super::{ErrorLine, LineKind, LogReport};
 use crate::tokenizer::terms;
@@ -66,8 +67,8 @@ pub struct LogReader<'c> {
     /// How the log was pasted: wrapped by a terminal, indented as a whole (see
     /// [`super::paste_shape`]).
     shape: PasteShape,
-    /// The pieces of a wrapped line read so far, with the number of the first.
-    unwrapped: Option<(String, usize)>,
+    /// The pieces of a wrapped paste, joined again.
+    unwrap: Unwrap,
     /// The last lines that may say how many steps the run did.
     progress: KeptLines<progress::Progress>,
     /// The last lines that may say how long an input was.
@@ -133,30 +134,19 @@ impl<'c> LogReader<'c> {
     /// log at goes on in the next one, and is read joined to it; the indentation every line has
     /// is taken off.
     pub fn shaped(self, shape: PasteShape) -> LogReader<'c> {
-        LogReader { shape, ..self }
+        LogReader {
+            shape,
+            unwrap: Unwrap::new(shape),
+            ..self
+        }
     }
 
     /// Reads the next physical line, without its newline; a `\r` inside it starts a new
     /// segment, as a terminal would overwrite the line.
     pub fn line(&mut self, physical: &str) {
         self.lines_read += 1;
-        let number = self.lines_read;
-        let Some(width) = self.shape.wrap_width else {
-            return self.read_line(physical, number);
-        };
-        let piece = physical.strip_suffix('\r').unwrap_or(physical);
-        let cut = piece.chars().count() == width && !is_table_row(piece);
-        match (self.unwrapped.take(), cut) {
-            (None, false) => self.read_line(physical, number),
-            (None, true) => self.unwrapped = Some((piece.to_owned(), number)),
-            (Some((mut joined, first)), cut) => {
-                joined.push_str(piece);
-                if cut {
-                    self.unwrapped = Some((joined, first));
-                } else {
-                    self.read_line(&joined, first);
-                }
-            }
+        if let Some((line, first)) = self.unwrap.push(physical, self.lines_read) {
+            self.read_line(&line, first);
         }
     }
 
@@ -461,7 +451,7 @@ impl<'c> LogReader<'c> {
     /// read, and the stand-ins for a log without errors are chosen. [`Skim`](super::Skim)
     /// passes over quiet runs only then.
     pub fn settled(&self) -> bool {
-        self.shape.wrap_width.is_none()
+        self.unwrap.is_plain()
             && self.stand_ins_chosen()
             && self.memory.settled()
             && self.ranks.values().all(|r| {
@@ -507,7 +497,7 @@ impl<'c> LogReader<'c> {
 
     /// The report of everything read.
     pub fn finish(mut self) -> LogReport {
-        if let Some((joined, first)) = self.unwrapped.take() {
+        if let Some((joined, first)) = self.unwrap.finish() {
             self.read_line(&joined, first);
         }
         let awaiting: Vec<_> = (self.ranks.values_mut())
