@@ -132,6 +132,19 @@ export function hardWrap(text, width) {
   }).join('\n');
 }
 
+/* Breaks every line longer than `width` at the last space that fits, as an editor does. */
+export function wordWrap(text, width) {
+  return text.split('\n').flatMap((line) => {
+    const lines = [''];
+    for (const word of line.split(/(?<= )/)) {
+      const last = lines[lines.length - 1];
+      if (last && [...last].length + [...word.trimEnd()].length > width) lines.push('');
+      lines[lines.length - 1] += word;
+    }
+    return lines;
+  }).join('\n');
+}
+
 export const EVIDENCE_LOGS = [
   ['attention frames', [
     'Traceback (most recent call last):',
@@ -161,6 +174,23 @@ export const EVIDENCE_LOGS = [
     '    self._store = TCPStore(  # type: ignore[call-arg]',
     'torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).',
   ].join('\n'), 100), 'diagnosis', 'distributed-port-in-use'],
+  ['a paste an editor wrapped at 80 columns', wordWrap([
+    '$ torchrun --nproc_per_node 2 finetune.py --config configs/sft.yaml',
+    'W1204 10:02:11.118000 140071725119296 torch/distributed/run.py:779] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed.',
+    'Traceback (most recent call last):',
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/elastic/rendezvous/static_tcp_rendezvous.py", line 55, in next_rendezvous',
+    '    self._store = TCPStore(  # type: ignore[call-arg]',
+    'torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).',
+  ].join('\n'), 80), 'diagnosis', 'distributed-port-in-use'],
+  ['an OOM after many steps', [
+    "{'loss': 1.93, 'learning_rate': 2e-05, 'epoch': 0.4}",
+    '  8%|▊         | 380/4800 [1:02:11<9:14:20,  1.34s/it]',
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB is free. Of the allocated memory 75.80 GiB is allocated by PyTorch, and 310.00 MiB is reserved by PyTorch but unallocated.',
+  ].join('\n'), 'possible', 'activation-memory-quadratic-attention'],
+  ['an OOM on a long input', [
+    'summarising reports/annual.txt: 96,400 characters',
+    'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.10 GiB (GPU 0; 23.65 GiB total capacity; 17.92 GiB already allocated; 2.71 GiB free; 18.30 GiB reserved in total by PyTorch)',
+  ].join('\n'), 'possible', 'activation-memory-quadratic-attention'],
   ['a warning before a crash it does not explain', [
     '/opt/venv/lib/python3.11/site-packages/torch/serialization.py:1113: FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses the default pickle module implicitly.',
     'Traceback (most recent call last):',
