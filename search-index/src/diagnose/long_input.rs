@@ -6,7 +6,7 @@
 //! each). The memory of attention grows with the square of the length, and the activations and
 //! logits with the length: one long input is what runs out memory that every shorter one fit in.
 
-use super::oom::is_oom_message;
+use super::oom::first_oom;
 use crate::log::lengths::CHARS_PER_TOKEN;
 use crate::log::ErrorLine;
 
@@ -16,9 +16,7 @@ pub const LONG_INPUT: u64 = 2048;
 
 /// The sentence that says the OOM came on a long input, if it did.
 pub fn oom_on_a_long_input(lines: &[ErrorLine]) -> Option<String> {
-    let oom = lines
-        .iter()
-        .find(|l| !l.collateral && is_oom_message(&l.text))?;
+    let oom = first_oom(lines)?;
     let input = oom.input_before.as_ref()?;
     if input.tokens < LONG_INPUT {
         return None;

@@ -17,6 +17,7 @@
 //! same question when the message cannot.
 
 use crate::log::memory::MemoryDump;
+use crate::log::ErrorLine;
 
 /// The share of the memory the allocator holds that must be free (reserved but unallocated)
 /// for fragmentation to be a likely explanation of an OOM.
@@ -43,6 +44,13 @@ pub enum Fragmentation {
     /// It could, but the pieces are a sliver of what the allocator holds: the numbers speak
     /// against fragmentation without ruling it out.
     Unlikely(String),
+}
+
+/// The first out-of-memory error line that is not a consequence of another error.
+pub fn first_oom(lines: &[ErrorLine]) -> Option<&ErrorLine> {
+    lines
+        .iter()
+        .find(|l| !l.collateral && is_oom_message(&l.text))
 }
 
 /// Whether `line` is an out-of-memory message, in any of the wordings above.

@@ -9,7 +9,7 @@
 //! raised while evaluating or predicting is left alone: those steps are not the ones that ran.
 
 use super::long_input::thousands;
-use super::oom::is_oom_message;
+use super::oom::first_oom;
 use crate::log::ErrorLine;
 
 /// Steps that ran before an OOM for its batch not to be simply too large.
@@ -20,9 +20,7 @@ const EVALUATING: [&str; 5] = ["evaluat", "validat", "predict", "eval_step", "te
 
 /// The sentence that says the run did many steps before its first OOM, if it did.
 pub fn oom_after_many_steps(lines: &[ErrorLine]) -> Option<String> {
-    let oom = lines
-        .iter()
-        .find(|l| !l.collateral && is_oom_message(&l.text))?;
+    let oom = first_oom(lines)?;
     let (steps, at) = oom.steps_before?;
     let context = oom.context.to_ascii_lowercase();
     if steps < MANY_STEPS || EVALUATING.iter().any(|w| context.contains(w)) {
