@@ -6,7 +6,7 @@
 //! each). The memory of attention grows with the square of the length, and the activations and
 //! logits with the length: one long input is what runs out memory that every shorter one fit in.
 
-use super::oom::first_oom;
+use super::oom::{first_oom, thousands};
 use crate::log::lengths::CHARS_PER_TOKEN;
 use crate::log::ErrorLine;
 
@@ -35,19 +35,6 @@ pub fn oom_on_a_long_input(lines: &[ErrorLine]) -> Option<String> {
     ))
 }
 
-/// `11125` as `11,125`.
-pub(super) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +55,14 @@ mod tests {
         let why = oom_on_a_long_input(&read_log(&ids).error_lines).unwrap();
         assert!(
             why.starts_with("line 1: `input_ids: torch.Size([2, 32768])`: it"),
+            "{why}"
+        );
+        let warned = format!(
+            "Token indices sequence length is longer than the specified maximum sequence length for this model (7040 > 4096). Running this sequence through the model will result in indexing errors\n  0%|          | 3/1000 [00:09<52:11,  3.14s/it]\n{OOM}\n"
+        );
+        let why = oom_on_a_long_input(&read_log(&warned).error_lines).unwrap();
+        assert!(
+            why.starts_with("line 1: `model (7040 > 4096)`: it"),
             "{why}"
         );
         for log in [

@@ -8,8 +8,7 @@
 //! rest (a long sequence) or memory that grew over the run (fragmentation, a leak). An OOM
 //! raised while evaluating or predicting is left alone: those steps are not the ones that ran.
 
-use super::long_input::thousands;
-use super::oom::first_oom;
+use super::oom::{first_oom, thousands};
 use crate::log::ErrorLine;
 
 /// Steps that ran before an OOM for its batch not to be simply too large.

@@ -1,10 +1,13 @@
 //! How long an input was: the lengths a log states of what it feeds the model.
 //!
-//! Takes a line; yields the length in tokens it states of one input, in the two shapes that
-//! measure an input rather than a setting: a count of characters (`360999 chars`, `23,914
-//! characters`; a quarter of a token each, the usual rate of a subword tokenizer on English), and
-//! the shape of the token ids (`input_ids: torch.Size([4, 131072])`, `input_ids shape (1,
-//! 9000)`: the last dimension). A limit or a setting (`max_seq_len=4096`, `seq_len: 2048` in a
+//! Takes a line; yields the length in tokens it states of one input, in the shapes that measure
+//! an input rather than a setting: a count of characters (`360999 chars`, `23,914 characters`; a
+//! quarter of a token each, the usual rate of a subword tokenizer on English), the shape of the
+//! token ids (`input_ids: torch.Size([4, 131072])`, `input_ids shape (1, 9000)`: the last
+//! dimension), and the lengths Transformers prints of one input: the tokenizer's `Token indices
+//! sequence length is longer than the specified maximum sequence length for this model (5210 >
+//! 512)`, a pipeline's `Your input_length: 514 is bigger than 0.9 * max_length: 512` and
+//! generation's `Input length of input_ids is 5000`. A limit or a setting (`max_seq_len=4096`, `seq_len: 2048` in a
 //! config, `max_new_tokens`) says how long inputs may be, not how long this one was; a count of
 //! tokens is as often a whole data set's, a batch's or a rate (`tokens/s`) as an input's: neither
 //! is read.
@@ -18,7 +21,14 @@ pub struct Lengths;
 
 impl Needles for Lengths {
     /// The pieces each shape needs: the unit, the ids.
-    const NEEDLES: &'static [&'static [u8]] = &[b"char", b"Char", b"CHAR", b"input_ids"];
+    const NEEDLES: &'static [&'static [u8]] = &[
+        b"char",
+        b"Char",
+        b"CHAR",
+        b"input_ids",
+        b"input_length",
+        b"sequence length is longer",
+    ];
 }
 
 /// Characters per token, roughly, for a subword tokenizer on English text.
@@ -66,7 +76,21 @@ pub fn length_in(line: &str) -> Option<(u64, String)> {
                 }
             }
             "input_ids" => {
-                if let Some((n, to)) = last_dimension(&lower[end..]) {
+                let after = &lower[end..];
+                if let Some((n, to)) = last_dimension(after).or_else(|| count_after(after, " is "))
+                {
+                    take(n, &line[start..end + to]);
+                }
+            }
+            "input_length" => {
+                if let Some((n, to)) = count_after(&lower[end..], ": ") {
+                    take(n, &line[start..end + to]);
+                }
+            }
+            "model" if lower[..start].ends_with(TOKENIZER_WARNING) => {
+                if let Some((n, to)) = count_after(&lower[end..], " (") {
+                    let close = lower[end + to..].find(')').filter(|&c| c < 16);
+                    let to = close.map_or(to, |c| to + c + 1);
                     take(n, &line[start..end + to]);
                 }
             }
@@ -74,6 +98,19 @@ pub fn length_in(line: &str) -> Option<(u64, String)> {
         }
     }
     best
+}
+
+/// The words of Transformers' tokenizer warning right before its `model (5210 > 512)`.
+const TOKENIZER_WARNING: &str = "specified maximum sequence length for this ";
+
+/// The whole number right after `text`'s `lead`, with where it ends.
+fn count_after(text: &str, lead: &str) -> Option<(u64, usize)> {
+    let rest = text.strip_prefix(lead)?;
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 || digits > 12 {
+        return None;
+    }
+    Some((rest[..digits].parse().ok()?, lead.len() + digits))
 }
 
 /// The whole number (commas between thousands allowed) right before `text`'s end, one space
@@ -134,6 +171,21 @@ mod tests {
                 9_000,
                 "input_ids shape (1, 9000)",
             ),
+            (
+                "Token indices sequence length is longer than the specified maximum sequence length for this model (5210 > 512). Running this sequence through the model will result in indexing errors",
+                5_210,
+                "model (5210 > 512)",
+            ),
+            (
+                "Your input_length: 3100 is bigger than 0.9 * max_length: 512. You might consider increasing your max_length manually",
+                3_100,
+                "input_length: 3100",
+            ),
+            (
+                "ValueError: Input length of input_ids is 5000, but `max_length` is set to 20.",
+                5_000,
+                "input_ids is 5000",
+            ),
         ] {
             assert_eq!(length_in(line), Some((tokens, said.to_owned())), "{line}");
         }
@@ -143,6 +195,8 @@ mod tests {
             "prompt of 8192 tokens",
             "throughput 52000 chars/s",
             "input_ids: 4096",
+            "max_length: 4096, input_length: n/a",
+            "Input length of input_ids is too long. Consider increasing `max_new_tokens`.",
             "generation_args={'max_new_tokens': 256}",
             "Token indices sequence length is longer than the specified maximum",
             "about 3.5 chars per token",

@@ -130,9 +130,9 @@ impl<'c> LogReader<'c> {
         }
     }
 
-    /// A reader of a log pasted in `shape`: a line of exactly the width a terminal wrapped the
-    /// log at goes on in the next one, and is read joined to it; the indentation every line has
-    /// is taken off.
+    /// A reader of a log pasted in `shape`: a line a terminal cut at its width, or an editor
+    /// broke at a space before its width, goes on in the next one and is read joined to it
+    /// ([`super::unwrap`]); the indentation every line has is taken off.
     pub fn shaped(self, shape: PasteShape) -> LogReader<'c> {
         LogReader {
             shape,
