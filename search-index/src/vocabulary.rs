@@ -16,9 +16,10 @@ pub const COMMON_DOCS: usize = 8;
 /// Terms that never define a signature however few entries have them: Python's built-in
 /// exception classes and the words of Python's own messages for them (`No module named`,
 /// `object has no attribute`, `cannot import name`, `unexpected keyword argument`, `No such file
-/// or directory`, an OSError's `[Errno 2]`). Any failure at all can raise them; what defines `No module named
-/// 'flash_attn'` is `flash_attn`.
-const GENERIC_TERMS: [&str; 49] = [
+/// or directory`, an OSError's `[Errno 2]`, a UnicodeDecodeError's `'utf-8' codec can't
+/// decode`). Any failure at all can raise them; what defines `No module named 'flash_attn'` is
+/// `flash_attn`.
+const GENERIC_TERMS: [&str; 54] = [
     "attributeerror",
     "keyerror",
     "valueerror",
@@ -41,6 +42,12 @@ const GENERIC_TERMS: [&str; 49] = [
     "stopiteration",
     "recursionerror",
     "unicodedecodeerror",
+    // A UnicodeDecodeError's own words: `'utf-8' codec can't decode byte 0x92`.
+    "utf-8",
+    "utf",
+    "codec",
+    "decode",
+    "encode",
     "zerodivisionerror",
     "connectionerror",
     "timeouterror",
@@ -147,6 +154,26 @@ pub fn completions<'a>(text: &str, sorted: &'a [String]) -> Vec<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokenizer::terms;
+
+    #[test]
+    fn the_words_of_pythons_own_messages_are_never_rare() {
+        // One entry whose signature names a header that is not UTF-8, and one other.
+        let signatures = [
+            vec![terms(
+                "Error while deserializing header: invalid UTF-8 in header",
+            )],
+            vec![terms("No module named 'flash_attn'")],
+        ];
+        let (rare, common) = rare_and_common(&signatures);
+        for word in ["deserializing", "header", "flash_attn"] {
+            assert!(rare.contains(word), "{word}");
+        }
+        // What any UnicodeDecodeError or ModuleNotFoundError prints.
+        for word in ["utf-8", "utf", "module", "named"] {
+            assert!(!rare.contains(word) && common.contains(word), "{word}");
+        }
+    }
 
     #[test]
     fn a_cut_last_word_is_completed_from_the_signatures() {
