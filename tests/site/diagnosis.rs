@@ -493,3 +493,35 @@ torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
     assert!(slugs[..3].contains(&"ddp-unused-parameters"), "{slugs:?}");
     assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// A subprocess that could not start raises through `subprocess.py`'s `_execute_child`. The
+/// exception line shares only common words with the launcher entry's `error_file:` signature;
+/// the traceback's words (`child`) do not make that a match. The op builder's frames decide.
+#[test]
+fn a_tracebacks_words_do_not_rescue_a_match_of_common_words() {
+    let log = "[2025-03-02 10:14:07,201] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.9.2
+Traceback (most recent call last):
+  File \"/work/cifar/train_ds.py\", line 61, in <module>
+    engine, opt, _, _ = deepspeed.initialize(args=args, model=net, model_parameters=params)
+  File \"/usr/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 661, in _configure_basic_optimizer
+    optimizer = FusedAdam(model_parameters, **optimizer_parameters)
+  File \"/usr/lib/python3.10/site-packages/deepspeed/ops/op_builder/builder.py\", line 189, in jit_load
+    assert_no_cuda_mismatch()
+  File \"/usr/lib/python3.10/site-packages/deepspeed/ops/op_builder/builder.py\", line 42, in assert_no_cuda_mismatch
+    cuda_major, cuda_minor = installed_cuda_version()
+  File \"/usr/lib/python3.10/site-packages/deepspeed/ops/op_builder/builder.py\", line 22, in installed_cuda_version
+    output = subprocess.check_output([cuda_home + \"/bin/nvcc\", \"-V\"], universal_newlines=True)
+  File \"/usr/lib/python3.10/subprocess.py\", line 1863, in _execute_child
+    raise child_exception_type(errno_num, err_msg, err_filename)
+FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'
+";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "deepspeed-op-build-cuda-home", "{d:#?}");
+    // The launcher entry may stay a weak candidate, but the traceback's words do not lift it
+    // above the entries that share as many of the exception line's words.
+    let launcher = d
+        .entries
+        .iter()
+        .position(|e| e.slug == "elastic-child-failed-error");
+    assert!(launcher.is_none_or(|at| at >= 2), "{d:#?}");
+}

@@ -3,8 +3,8 @@
 //! Takes the searcher and the log's error lines; queries with each line and adds the hits up
 //! per entry: the strongest line counts fully, the others add a share, and each line weighs by
 //! what it is (the final exception line of a traceback most, a warning least, a collateral error
-//! little). The lines before an exception (where it was raised) add to entries the line itself
-//! matched. Cues an entry declares add to it where they turn up (a frame cue weighs more than a
+//! little). The lines before an exception (where it was raised) add to entries a line matched
+//! on more than common words. Cues an entry declares add to it where they turn up (a frame cue weighs more than a
 //! line cue), even in a log whose error line is missing; and a finding read from the numbers
 //! of the first out-of-memory message raises or lowers the entries decided by it. When the log
 //! ends in a traceback cut before its exception line, an entry only warnings match ranks below
@@ -127,10 +127,10 @@ pub(super) fn ranked_entries(
             add_hit(&mut per_entry, line, role, w, hit);
         }
         // Where it was raised tells apart entries that share the exception's wording; it only
-        // adds to entries the line itself matched.
+        // adds to entries a line matched on more than common words.
         if !line.context.is_empty() && !line.collateral {
             for hit in searcher.search(&line.context, HITS_PER_LINE)? {
-                if let Some(acc) = per_entry.get_mut(&hit.slug) {
+                if let Some(acc) = per_entry.get_mut(&hit.slug).filter(|a| a.specific) {
                     let w = if hit.specific {
                         w
                     } else {
