@@ -191,6 +191,17 @@ export const EVIDENCE_LOGS = [
     'summarising reports/annual.txt: 96,400 characters',
     'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.10 GiB (GPU 0; 23.65 GiB total capacity; 17.92 GiB already allocated; 2.71 GiB free; 18.30 GiB reserved in total by PyTorch)',
   ].join('\n'), 'possible', 'activation-memory-quadratic-attention'],
+  ['an OOM after the tokenizer said how long the input was', [
+    'Token indices sequence length is longer than the specified maximum sequence length for this model (7040 > 4096). Running this sequence through the model will result in indexing errors',
+    '  0%|          | 3/1000 [00:09<52:11,  3.14s/it]',
+    'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.10 GiB (GPU 0; 23.65 GiB total capacity; 17.92 GiB already allocated; 2.71 GiB free; 18.30 GiB reserved in total by PyTorch)',
+  ].join('\n'), 'diagnosis', 'activation-memory-quadratic-attention'],
+  ['a decode error no entry explains', [
+    'Traceback (most recent call last):',
+    '  File "/work/prep.py", line 30, in <module>',
+    '    rows = f.read()',
+    "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x92 in position 7047: invalid start byte",
+  ].join('\n'), 'none', null],
   ['a warning before a crash it does not explain', [
     '/opt/venv/lib/python3.11/site-packages/torch/serialization.py:1113: FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses the default pickle module implicitly.',
     'Traceback (most recent call last):',
