@@ -6,8 +6,9 @@
 //! most [`super::MAX_ERROR_LINES`] of.
 
 use std::marker::PhantomData;
+use std::sync::OnceLock;
 
-use memchr::memmem;
+use memchr::memmem::Finder;
 
 /// The lines kept: the last few before an error are the ones that describe it.
 pub const KEPT: usize = 4;
@@ -16,12 +17,21 @@ pub const KEPT: usize = 4;
 pub trait Needles {
     const NEEDLES: &'static [&'static [u8]];
 
+    /// The needles' searchers, built once ([`finders_in`]): every line of a log is looked at.
+    fn finders() -> &'static [Finder<'static>];
+
     /// Whether a line may state the fact: it holds one of the needles.
     fn may_state(bytes: &[u8]) -> bool {
-        Self::NEEDLES
-            .iter()
-            .any(|w| memmem::find(bytes, w).is_some())
+        Self::finders().iter().any(|f| f.find(bytes).is_some())
     }
+}
+
+/// The searchers of `needles`, built into `cell` the first time.
+pub fn finders_in(
+    cell: &'static OnceLock<Vec<Finder<'static>>>,
+    needles: &'static [&'static [u8]],
+) -> &'static [Finder<'static>] {
+    cell.get_or_init(|| needles.iter().map(|n| Finder::new(n)).collect())
 }
 
 /// The last lines holding one of `N`'s needles, with their numbers.
@@ -76,6 +86,11 @@ mod tests {
     struct Losses;
     impl Needles for Losses {
         const NEEDLES: &'static [&'static [u8]] = &[b"loss"];
+
+        fn finders() -> &'static [Finder<'static>] {
+            static FINDERS: OnceLock<Vec<Finder<'static>>> = OnceLock::new();
+            finders_in(&FINDERS, Self::NEEDLES)
+        }
     }
 
     #[test]

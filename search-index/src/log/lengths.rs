@@ -12,7 +12,11 @@
 //! tokens is as often a whole data set's, a batch's or a rate (`tokens/s`) as an input's: neither
 //! is read.
 
-use super::kept::{KeptLines, Needles};
+use std::sync::OnceLock;
+
+use memchr::memmem::Finder;
+
+use super::kept::{finders_in, KeptLines, Needles};
 use super::progress::word_spans;
 
 /// Lines that may state an input's length.
@@ -29,6 +33,11 @@ impl Needles for Lengths {
         b"input_length",
         b"sequence length is longer",
     ];
+
+    fn finders() -> &'static [Finder<'static>] {
+        static FINDERS: OnceLock<Vec<Finder<'static>>> = OnceLock::new();
+        finders_in(&FINDERS, Self::NEEDLES)
+    }
 }
 
 /// Characters per token, roughly, for a subword tokenizer on English text.

@@ -10,9 +10,11 @@
 //! 5000`, `Batches per epoch: 862`) reports no loss and no fraction, and says nothing of the
 //! steps done; nor does a size (`12288MiB / 16384MiB`), a date, or a file's place in a list.
 
-use memchr::memmem;
+use std::sync::OnceLock;
 
-use super::kept::{KeptLines, Needles};
+use memchr::memmem::{self, Finder};
+
+use super::kept::{finders_in, KeptLines, Needles};
 
 /// Words after which a number counts the steps done.
 const STEP_WORDS: [&str; 9] = [
@@ -57,9 +59,12 @@ impl Needles for Progress {
     /// of a relay's prefix before a rank (`...Z [rank5]:`), which every line of a traceback has.
     fn may_state(bytes: &[u8]) -> bool {
         memmem::find_iter(bytes, b" [").any(|at| bytes.get(at + 2).is_some_and(u8::is_ascii_digit))
-            || Self::NEEDLES
-                .iter()
-                .any(|w| memmem::find(bytes, w).is_some())
+            || Self::finders().iter().any(|f| f.find(bytes).is_some())
+    }
+
+    fn finders() -> &'static [Finder<'static>] {
+        static FINDERS: OnceLock<Vec<Finder<'static>>> = OnceLock::new();
+        finders_in(&FINDERS, Self::NEEDLES)
     }
 }
 
