@@ -62,7 +62,7 @@ mod tests {
         );
         let why = oom_on_a_long_input(&read_log(&warned).error_lines).unwrap();
         assert!(
-            why.starts_with("line 1: `model (7040 > 4096)`: it"),
+            why.starts_with("line 1: `sequence length is longer than the specified maximum sequence length for this model (7040 > 4096)`: it"),
             "{why}"
         );
         for log in [

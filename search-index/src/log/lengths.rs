@@ -100,7 +100,10 @@ pub fn length_in(line: &str) -> Option<(u64, String)> {
                 if let Some((n, to)) = count_after(&lower[end..], " (") {
                     let close = lower[end + to..].find(')').filter(|&c| c < 16);
                     let to = close.map_or(to, |c| to + c + 1);
-                    take(n, &line[start..end + to]);
+                    // Quoted from the warning's `sequence length is longer ...` on, to say what
+                    // the numbers are.
+                    let from = lower[..start].rfind(TOKENIZER_CLAUSE).unwrap_or(start);
+                    take(n, &line[from..end + to]);
                 }
             }
             _ => {}
@@ -111,6 +114,8 @@ pub fn length_in(line: &str) -> Option<(u64, String)> {
 
 /// The words of Transformers' tokenizer warning right before its `model (5210 > 512)`.
 const TOKENIZER_WARNING: &str = "specified maximum sequence length for this ";
+/// Where the quote of that warning starts.
+const TOKENIZER_CLAUSE: &str = "sequence length is longer";
 
 /// The whole number right after `text`'s `lead`, with where it ends.
 fn count_after(text: &str, lead: &str) -> Option<(u64, usize)> {
@@ -183,7 +188,7 @@ mod tests {
             (
                 "Token indices sequence length is longer than the specified maximum sequence length for this model (5210 > 512). Running this sequence through the model will result in indexing errors",
                 5_210,
-                "model (5210 > 512)",
+                "sequence length is longer than the specified maximum sequence length for this model (5210 > 512)",
             ),
             (
                 "Your input_length: 3100 is bigger than 0.9 * max_length: 512. You might consider increasing your max_length manually",
