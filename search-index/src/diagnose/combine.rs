@@ -4,11 +4,11 @@
 //! per entry: the strongest line counts fully, the others add a share, and each line weighs by
 //! what it is (the final exception line of a traceback most, a warning least, a collateral error
 //! little). The lines before an exception (where it was raised) add to entries a line matched
-//! on more than common words. Cues an entry declares add to it where they turn up (a frame cue weighs more than a
-//! line cue), even in a log whose error line is missing; and a finding read from the numbers
-//! of the first out-of-memory message raises or lowers the entries decided by it. When the log
-//! ends in a traceback cut before its exception line, an entry only warnings match ranks below
-//! the entry the traceback's frames point at.
+//! on more than common words. Cues an entry declares add to it where they turn up (a frame cue
+//! weighs more than a line cue), even in a log whose error line is missing; and a finding read
+//! from the numbers of the first out-of-memory message raises or lowers the entries decided by
+//! it. When the log ends in a traceback cut before its exception line, an entry only warnings
+//! match ranks below the entry the traceback's frames point at.
 
 use std::collections::BTreeMap;
 

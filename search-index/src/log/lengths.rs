@@ -7,10 +7,10 @@
 //! dimension), and the lengths Transformers prints of one input: the tokenizer's `Token indices
 //! sequence length is longer than the specified maximum sequence length for this model (5210 >
 //! 512)`, a pipeline's `Your input_length: 514 is bigger than 0.9 * max_length: 512` and
-//! generation's `Input length of input_ids is 5000`. A limit or a setting (`max_seq_len=4096`, `seq_len: 2048` in a
-//! config, `max_new_tokens`) says how long inputs may be, not how long this one was; a count of
-//! tokens is as often a whole data set's, a batch's or a rate (`tokens/s`) as an input's: neither
-//! is read.
+//! generation's `Input length of input_ids is 5000`. A limit or a setting (`max_seq_len=4096`,
+//! `seq_len: 2048` in a config, `max_new_tokens`) says how long inputs may be, not how long this
+//! one was; a count of tokens is as often a whole data set's, a batch's or a rate (`tokens/s`) as
+//! an input's: neither is read.
 
 use std::sync::OnceLock;
 
