@@ -89,8 +89,10 @@
       var btn = t.closest('button.copy');
       if (!btn) return;
       var text = null;
-      if (btn.hasAttribute('data-copy')) {
-        text = btn.getAttribute('data-copy');
+      var sig = btn.closest('.signature');
+      if (sig && sig.querySelector('code')) {
+        // A signature's button copies the signature, which the page holds once.
+        text = sig.querySelector('code').textContent;
       } else if (btn.classList.contains('copy-code')) {
         var block = btn.closest('.code-block');
         var pre = block ? block.querySelector('pre') : null;

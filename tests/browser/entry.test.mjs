@@ -1,0 +1,67 @@
+// An entry page's own controls: the one table of contents (a row of links under the title on
+// a phone, a sticky column beside the article on a desktop) and the signatures' copy buttons,
+// which copy the signature the page holds once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setupSuite, openPage } from './harness.mjs';
+
+const env = setupSuite();
+const ENTRY = '/memory/cuda-oom-batch-too-large/';
+
+const boxes = (page) => page.evaluate(() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; };
+  return {
+    tocs: document.querySelectorAll('nav.toc').length,
+    toc: box(document.querySelector('nav.toc .toc-inner')),
+    head: box(document.querySelector('.entry-head')),
+    firstSection: box(document.querySelector('.entry > section')),
+    text: box(document.querySelector('.entry-body p')),
+    links: [...document.querySelectorAll('nav.toc .toc-list a')].map((a) => a.getAttribute('href')),
+  };
+});
+
+test('desktop: the table of contents is a column beside the article and stays in view', { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t, { viewport: { width: 1280, height: 900 } });
+  await page.goto(url(ENTRY));
+  const b = await boxes(page);
+  assert.equal(b.tocs, 1, 'one table of contents in the page');
+  assert.ok(b.links.includes('#signatures') && b.links.includes('#related'), `its links: ${b.links}`);
+  assert.ok(b.toc.left >= b.text.right, `beside the text, not over it: ${JSON.stringify(b)}`);
+  assert.ok(b.toc.top < 400, `at the top of the page: ${JSON.stringify(b.toc)}`);
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight / 2));
+  await page.waitForTimeout(50);
+  const after = await boxes(page);
+  assert.ok(after.toc.top >= 0 && after.toc.top < 100, `still in view after a scroll: ${JSON.stringify(after.toc)}`);
+  assert.deepEqual(errors, []);
+});
+
+test('phone: the table of contents comes between the title and the first section', { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await page.goto(url(ENTRY));
+  const b = await boxes(page);
+  assert.equal(b.tocs, 1);
+  assert.ok(b.toc.top >= b.head.bottom && b.toc.bottom <= b.firstSection.top, `in the flow: ${JSON.stringify(b)}`);
+  assert.ok(b.toc.bottom - b.toc.top < 400, `compact: ${JSON.stringify(b.toc)}`);
+  await page.click('nav.toc a[href="#related"]');
+  await page.waitForFunction(() => location.hash === '#related');
+  assert.deepEqual(errors, []);
+});
+
+test("a signature's copy button copies that signature", { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  await page.goto(url(ENTRY));
+  await page.evaluate(() => {
+    window.__copied = [];
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: (text) => { window.__copied.push(text); return Promise.resolve(); } },
+    });
+  });
+  const second = page.locator('li.signature').nth(1);
+  const text = await second.locator('code').textContent();
+  await second.locator('button.copy').click();
+  await page.waitForFunction(() => window.__copied.length === 1);
+  assert.deepEqual(await page.evaluate(() => window.__copied), [text]);
+  assert.equal(await second.locator('button.copy').textContent(), 'Copied');
+  assert.deepEqual(errors, []);
+});
