@@ -257,9 +257,29 @@ impl Timings {
 
     fn lap(&mut self, stage: &str) {
         if let Some(start) = self.0 {
-            eprintln!("timing: {stage}: {} ms", start.elapsed().as_millis());
+            eprintln!(
+                "timing: {stage}: {} ms{}",
+                start.elapsed().as_millis(),
+                memory_so_far()
+            );
             self.0 = Some(std::time::Instant::now());
         }
+    }
+}
+
+/// The process's resident and peak resident memory, where the system tells them (Linux's
+/// `/proc/self/status`), for the timings.
+fn memory_so_far() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_owned())
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!(" (resident {rss}, peak {peak})"),
+        _ => String::new(),
     }
 }
 
