@@ -388,9 +388,10 @@ fn remove_tree(dir: &Path) -> io::Result<()> {
         .collect::<io::Result<_>>()?;
     children.par_iter().try_for_each(|path| {
         // A symlink is removed as a link, never followed.
-        match fs::symlink_metadata(path)?.is_dir() {
-            true => fs::remove_dir_all(path),
-            false => fs::remove_file(path),
+        if fs::symlink_metadata(path)?.is_dir() {
+            fs::remove_dir_all(path)
+        } else {
+            fs::remove_file(path)
         }
     })?;
     fs::remove_dir(dir)

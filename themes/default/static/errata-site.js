@@ -90,9 +90,11 @@
       if (!btn) return;
       var text = null;
       var sig = btn.closest('.signature');
-      if (sig && sig.querySelector('code')) {
-        // A signature's button copies the signature, which the page holds once.
-        text = sig.querySelector('code').textContent;
+      // A signature's button copies the signature, which the page holds once (its own
+      // <code>, not one in the origin line under it).
+      var sigCode = sig ? sig.querySelector(':scope > code') : null;
+      if (sigCode) {
+        text = sigCode.textContent;
       } else if (btn.classList.contains('copy-code')) {
         var block = btn.closest('.code-block');
         var pre = block ? block.querySelector('pre') : null;
