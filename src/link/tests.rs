@@ -48,7 +48,7 @@ fn entry(i: usize, category: &str, tags: &[&str], related: &[usize]) -> Arc<Entr
         references: Vec::new(),
         updated: None,
         draft: false,
-        body: String::new(),
+        body: Default::default(),
         links: Vec::new(),
         unsafe_links: Vec::new(),
         body_line: 1,

@@ -43,7 +43,7 @@ pub struct Entry {
     pub references: Vec<Reference>,
     pub updated: Option<NaiveDate>,
     pub draft: bool,
-    pub body: String,
+    pub body: Body,
     /// The body's `[text](@/slug)` links.
     pub links: Vec<InternalLink>,
     /// The body's links and images with an unsafe scheme (`javascript:`), dropped on the page.
@@ -51,6 +51,35 @@ pub struct Entry {
     /// 1-based line of the body's first line in the file.
     pub body_line: usize,
     pub spans: Spans,
+}
+
+/// An entry's Markdown body: a part of its file's text, which the file's outcome keeps for
+/// problem snippets too, so a site holds each file's text once.
+#[derive(Clone, Default)]
+pub struct Body {
+    text: std::sync::Arc<str>,
+    range: std::ops::Range<usize>,
+}
+
+impl Body {
+    /// The part `range` of `text` (a `Split`'s body range, on a char boundary).
+    pub fn new(text: std::sync::Arc<str>, range: std::ops::Range<usize>) -> Body {
+        debug_assert!(text.get(range.clone()).is_some());
+        Body { text, range }
+    }
+}
+
+impl std::ops::Deref for Body {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text[self.range.clone()]
+    }
+}
+
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
 }
 
 /// What a file that failed to load names of other entries: its well-formed `related` slugs
@@ -271,7 +300,7 @@ fn assemble(
     spans: Spans,
 ) -> Entry {
     let nonempty = |o: Option<String>| o.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
-    let body = split.text[split.body.clone()].to_owned();
+    let body = Body::new(split.text.clone(), split.body.clone());
     let links = body_links(&body);
     // Only a body with a `:` can hold a URL with a scheme.
     let unsafe_links = if body.contains(':') {

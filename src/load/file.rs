@@ -35,24 +35,26 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let failed_all = |problems: Vec<Problem>, text: Option<String>| FileOutcome {
+    let failed_all = |problems: Vec<Problem>, text: Option<std::sync::Arc<str>>| FileOutcome {
         slug: text
             .as_deref()
             .and_then(explicit_slug)
             .or_else(|| Slug::from_stem(&stem).ok()),
-        text: text.map(Into::into),
+        text,
         entry: None,
         problems,
         leftovers: None,
     };
-    let failed = |problem: Problem, text: Option<String>| failed_all(vec![problem], text);
+    let failed =
+        |problem: Problem, text: Option<std::sync::Arc<str>>| failed_all(vec![problem], text);
     let at = |f: ParseFailure| problem_at(display, f);
     let bytes = match read_bounded(display, path) {
         Ok(bytes) => bytes,
         Err(problem) => return failed(problem, None),
     };
-    let text = match front_matter::decode(&bytes) {
-        Ok(text) => text,
+    // One copy of the text, shared by the entry's body and the problems' snippets.
+    let text: std::sync::Arc<str> = match front_matter::decode(&bytes) {
+        Ok(text) => text.into(),
         Err(f) => return failed(at(f), None),
     };
     let split = match front_matter::split(text.clone()) {
@@ -79,14 +81,14 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
     };
     match check(display, &content_path, &stem, raw, &split) {
         Ok(entry) => FileOutcome {
-            text: Some(split.text.into()),
+            text: Some(split.text),
             entry: Some(std::sync::Arc::new(entry)),
             problems: Vec::new(),
             slug: None,
             leftovers: None,
         },
         Err((problems, leftovers)) => FileOutcome {
-            text: Some(split.text.into()),
+            text: Some(split.text),
             entry: None,
             problems,
             slug: leftovers.slug.clone(),

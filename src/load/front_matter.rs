@@ -223,7 +223,8 @@ impl ParseFailure {
 /// and the BOM removed, so line numbers match what the author sees.
 #[derive(Debug)]
 pub struct Split {
-    pub text: String,
+    /// Shared with the file's entry (its body) and with the snippets of its problems.
+    pub text: std::sync::Arc<str>,
     /// The YAML between the fences.
     pub yaml: std::ops::Range<usize>,
     /// The Markdown after the closing fence.
@@ -260,7 +261,7 @@ pub fn decode(bytes: &[u8]) -> Result<String, ParseFailure> {
 }
 
 /// Finds the `---` fences.
-pub fn split(text: String) -> Result<Split, ParseFailure> {
+pub fn split(text: std::sync::Arc<str>) -> Result<Split, ParseFailure> {
     if text.trim().is_empty() {
         return Err(ParseFailure::new(
             1,
@@ -371,7 +372,7 @@ mod tests {
     use super::*;
 
     fn split_str(s: &str) -> Result<Split, ParseFailure> {
-        split(decode(s.as_bytes())?)
+        split(decode(s.as_bytes())?.into())
     }
 
     #[test]

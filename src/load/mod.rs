@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub use cache::LoadCache;
 pub use config::Config;
-pub use entry::{Cues, Entry, Leftovers, Origin, Reference, Signature, Symptom};
+pub use entry::{Body, Cues, Entry, Leftovers, Origin, Reference, Signature, Symptom};
 pub use fields::MIN_CUE_CHARS;
 pub use file::MAX_FILE_BYTES;
 pub use links::{internal_links, parse_target, safe_url, unsafe_links, InternalLink, UnsafeLink};
