@@ -1,6 +1,6 @@
 // An entry page's own controls: the one table of contents (a row of links under the title on
 // a phone, a sticky column beside the article on a desktop) and the signatures' copy buttons,
-// which copy the signature the page holds once.
+// which copy the signature the page holds once; and the FAQ questions' open/closed chevron.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setupSuite, openPage } from './harness.mjs';
@@ -66,5 +66,20 @@ test("a signature's copy button copies that signature", { timeout: 60000 }, asyn
   await page.waitForFunction(() => window.__copied.length === 1);
   assert.deepEqual(await page.evaluate(() => window.__copied), [text]);
   assert.equal(await first.locator('button.copy').textContent(), 'Copied');
+  assert.deepEqual(errors, []);
+});
+
+test('an FAQ question shows a chevron that turns when it opens', { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  await page.goto(url(ENTRY));
+  const chevron = () => page.evaluate(() => {
+    const s = getComputedStyle(document.querySelector('.faq-item > summary'), '::after');
+    return { border: s.borderRightStyle, transform: s.transform };
+  });
+  const closed = await chevron();
+  assert.equal(closed.border, 'solid', 'the chevron is drawn');
+  await page.click('.faq-item > summary');
+  const open = await chevron();
+  assert.notEqual(open.transform, closed.transform, 'it turns when the question opens');
   assert.deepEqual(errors, []);
 });
