@@ -38,6 +38,10 @@ enum CliCommand {
         /// Override `base_url` from errata.yaml (e.g. https://example.org/errata/)
         #[arg(long, value_parser = web_url)]
         base_url: Option<String>,
+        /// A folder kept between builds (a CI cache, with the output): render and write only
+        /// what changed since the build that left it
+        #[arg(long, value_name = "DIR")]
+        cache: Option<PathBuf>,
     },
     /// Everything `build` does except writing: report every problem and exit 1 if any
     Check {
@@ -270,20 +274,31 @@ fn interactive() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
 }
 
+fn build_options(
+    site: SiteArgs,
+    output: Option<PathBuf>,
+    base_url: Option<String>,
+    cache: Option<PathBuf>,
+) -> BuildOptions {
+    BuildOptions {
+        root: site.root,
+        output,
+        base_url,
+        cache,
+        drafts: site.drafts,
+        strict: site.strict,
+        progress: interactive(),
+    }
+}
+
 pub fn parse() -> Command {
     match Cli::parse().command {
         CliCommand::Build {
             site,
             output,
             base_url,
-        } => Command::Build(BuildOptions {
-            root: site.root,
-            output,
-            base_url,
-            drafts: site.drafts,
-            strict: site.strict,
-            progress: interactive(),
-        }),
+            cache,
+        } => Command::Build(build_options(site, output, base_url, cache)),
         CliCommand::Check { site } => Command::Check {
             root: site.root,
             options: CheckOptions {

@@ -5,8 +5,10 @@
 //! them against each other into a [`link::Site`], [`render`] turns the site into files in
 //! memory while [`search`] makes its search bundles beside it, and [`write`] swaps them into
 //! the output folder. [`pipeline`] joins the stages for the commands and [`serve`] sits on
-//! it; [`diagnostic`] says what went wrong; [`new`] writes a new entry.
+//! it, and [`build_cache`] is what `errata build --cache` keeps between builds;
+//! [`diagnostic`] says what went wrong; [`new`] writes a new entry.
 
+pub mod build_cache;
 pub mod diagnostic;
 pub mod link;
 pub mod load;

@@ -114,6 +114,9 @@ fn build(options: &BuildOptions) -> anyhow::Result<ExitCode> {
                 built.output.display(),
                 started.elapsed().as_millis()
             );
+            if let Some(cache) = &built.cache {
+                eprintln!("{cache}");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => failed(e),

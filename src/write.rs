@@ -115,6 +115,11 @@ pub struct OutputLock {
 }
 
 impl OutputLock {
+    /// The output folder, absolute.
+    pub fn output(&self) -> &Path {
+        &self.output
+    }
+
     /// Takes the lock file beside `output` (creating the parent folder if needed).
     pub fn acquire(output: &Path) -> Result<OutputLock, WriteError> {
         let output = absolute(output);
@@ -164,6 +169,45 @@ pub fn write_site(
         staging.write(file)?;
     }
     staging.commit()
+}
+
+/// Replaces `files` in the locked output, which errata wrote, in place: each is written to a
+/// temporary file beside it and renamed over it, so no file is ever half-written, but the
+/// folder is not swapped whole. For a cached build (`errata build --cache`), which changes a
+/// few files of a site it knows; every other file stays as it is.
+pub fn patch(lock: &OutputLock, files: &[Output]) -> Result<WriteReport, WriteError> {
+    let output = &lock.output;
+    if !output.join(MARKER).is_file() {
+        return Err(WriteError::NotOurs {
+            output: output.clone(),
+        });
+    }
+    let _writing = Writing::start();
+    let mut bytes = 0;
+    for file in files {
+        if interrupted() {
+            return Err(WriteError::Interrupted);
+        }
+        if !is_safe_relative(&file.path) || file.path == MARKER {
+            return Err(WriteError::UnsafePath {
+                path: file.path.clone(),
+            });
+        }
+        let path = output.join(&file.path);
+        let dir = path.parent().unwrap_or(output);
+        fs::create_dir_all(dir).map_err(io_at(dir))?;
+        let temp = dir.join(format!(".errata-tmp-{}", std::process::id()));
+        if let Err(source) = fs::write(&temp, &file.bytes).and_then(|()| fs::rename(&temp, &path)) {
+            let _ = fs::remove_file(&temp);
+            return Err(WriteError::Io { path, source });
+        }
+        bytes += file.bytes.len() as u64;
+    }
+    Ok(WriteReport {
+        files: files.len(),
+        bytes,
+        left_behind: None,
+    })
 }
 
 /// The temporary folder a build writes into, beside the output, swapped in whole by

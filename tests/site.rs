@@ -372,6 +372,9 @@ mod safety;
 #[path = "site/output.rs"]
 mod output;
 
+#[path = "site/cached.rs"]
+mod cached;
+
 // ---------------------------------------------------------------------------------------------
 // CI
 

@@ -69,6 +69,34 @@ pub enum Selection {
 }
 
 impl Selection {
+    /// The pages to render again after an edit that kept every URL, given `changed`, the
+    /// entries of `site` whose own file changed: those entries, the entries whose related
+    /// cards show one of them or whose related list is not `related_before`'s, and the list
+    /// pages that show one of them or that were not shown as they are now (`shown_before`).
+    pub fn after_edit(
+        site: &Site,
+        changed: &BTreeSet<usize>,
+        related_before: &[Vec<usize>],
+        shown_before: impl Fn(&lists::ListPage) -> bool,
+    ) -> Selection {
+        let mut entries = changed.clone();
+        for (i, related) in site.related.iter().enumerate() {
+            if related_before.get(i) != Some(related) || related.iter().any(|j| changed.contains(j))
+            {
+                entries.insert(i);
+            }
+        }
+        let list_pages = lists::list_pages(site)
+            .into_iter()
+            .filter(|p| !shown_before(p) || p.entries.iter().any(|j| changed.contains(j)))
+            .map(|p| (p.list, p.number))
+            .collect();
+        Selection::Only {
+            entries,
+            list_pages,
+        }
+    }
+
     fn entry(&self, index: usize) -> bool {
         match self {
             Selection::All => true,

@@ -24,6 +24,9 @@ pub struct Bundle {
 pub struct Bundles {
     /// Whether to keep open indexes for edits (`errata serve`).
     keep: bool,
+    /// Whether a build makes its shards side by side rather than one after the other: for a
+    /// cached build, whose render is small, at the cost of both indexes in memory at once.
+    side_by_side: bool,
     live: Option<Live>,
 }
 
@@ -57,7 +60,16 @@ impl Bundles {
     pub fn for_build() -> Bundles {
         Bundles {
             keep: false,
+            side_by_side: false,
             live: None,
+        }
+    }
+
+    /// Makes a build's shards side by side, for a cached build whose render is small.
+    pub fn shards_side_by_side(self) -> Bundles {
+        Bundles {
+            side_by_side: true,
+            ..self
         }
     }
 
@@ -65,6 +77,7 @@ impl Bundles {
     pub fn kept() -> Bundles {
         Bundles {
             keep: true,
+            side_by_side: false,
             live: None,
         }
     }
@@ -85,7 +98,7 @@ impl Bundles {
         };
         let (rendered, (bundles, live)) = std::thread::scope(|scope| {
             let bundles = scope.spawn(|| match edited {
-                None => (stable_bundles(site), None),
+                None => (stable_bundles(site, self.side_by_side), None),
                 Some(edited) => live_bundles(live, site, edited),
             });
             let rendered = render();
@@ -106,16 +119,20 @@ impl Bundles {
 }
 
 /// Every shard's bundle from every document, byte-stable.
-fn stable_bundles(site: &Site) -> Result<Vec<Bundle>, WriteError> {
+fn stable_bundles(site: &Site, side_by_side: bool) -> Result<Vec<Bundle>, WriteError> {
     let started = std::time::Instant::now();
     let documents = documents(site);
-    let mut bundles = Vec::with_capacity(SHARDS.len());
-    for (shard, path) in SHARDS {
-        bundles.push(Bundle {
+    let shard = |(shard, path)| {
+        Ok::<_, WriteError>(Bundle {
             path,
             bytes: errata_search::build_shard(&documents, shard)?,
-        });
-    }
+        })
+    };
+    let bundles = if side_by_side {
+        on_own_threads(SHARDS, shard).into_iter().collect()
+    } else {
+        SHARDS.into_iter().map(shard).collect::<Result<Vec<_>, _>>()
+    }?;
     if std::env::var_os("ERRATA_TIMINGS").is_some() {
         eprintln!(
             "timing:   of which the search bundle: {} ms",

@@ -4,12 +4,17 @@
 //! signatures' text, the symptoms, the quick answer and the body as plain text.
 
 use errata_search::Document;
+use rayon::prelude::*;
 
 use crate::link::Site;
 use crate::load::plain_text;
 
 pub fn documents(site: &Site) -> Vec<Document> {
-    (0..site.entries.len()).map(|i| document(site, i)).collect()
+    // Each body is parsed as Markdown for its plain text: on every core.
+    (0..site.entries.len())
+        .into_par_iter()
+        .map(|i| document(site, i))
+        .collect()
 }
 
 /// What the search index holds of entry `i`.

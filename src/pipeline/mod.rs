@@ -3,6 +3,8 @@
 //! Takes plain options; yields what was built or every problem found. A build with any
 //! content error writes nothing, so the previous output stays as it was.
 
+mod cached;
+
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{sort_problems, Level, Problem, Sources};
@@ -21,6 +23,9 @@ pub struct BuildOptions {
     pub drafts: bool,
     pub progress: bool,
     pub strict: bool,
+    /// A folder kept between builds (`--cache`): the build renders and writes only what
+    /// changed since the build that left it.
+    pub cache: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +43,8 @@ pub enum PipelineError {
     Search(#[from] errata_search::WriteError),
     #[error(transparent)]
     Write(#[from] WriteError),
+    #[error(transparent)]
+    Cache(#[from] crate::build_cache::CacheError),
 }
 
 impl PipelineError {
@@ -290,6 +297,8 @@ pub struct Built {
     pub entries: usize,
     pub warnings: Vec<Problem>,
     pub sources: Sources,
+    /// With `--cache`: what the cache saved, or why it could not.
+    pub cache: Option<cached::CacheUse>,
 }
 
 pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
@@ -306,10 +315,44 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
     let lock = write::OutputLock::acquire(&output)?;
     let checked = check_with(&options.root, &check_options)?;
     timings.lap("load + link");
+    let (report, cache) = match &options.cache {
+        None => (
+            write_all(&checked, &lock, options, &|_| {}, &mut timings)?,
+            None,
+        ),
+        Some(dir) => {
+            let (report, used) = cached::build(dir, &checked, &lock, options, &mut timings)?;
+            (report, Some(used))
+        }
+    };
+    Ok(Built {
+        report,
+        output,
+        entries: checked.site.entries.len(),
+        warnings: checked.warnings,
+        sources: checked.sources,
+        cache,
+    })
+}
+
+/// Renders every file into a temporary folder and swaps it in for the output; each file is
+/// handed to `written` once it is written.
+fn write_all(
+    checked: &Checked,
+    lock: &write::OutputLock,
+    options: &BuildOptions,
+    written: &(dyn Fn(&Output) + Sync),
+    timings: &mut Timings,
+) -> Result<WriteReport, PipelineError> {
     // Each file is written as soon as it is rendered, so the site is never all in memory.
     let tera = render::compile_templates(&checked.theme)?;
-    let bar = progress_bar(&checked, options.progress);
-    let staging = write::Staging::begin(&lock, &options.root)?;
+    let bar = progress_bar(checked, options.progress);
+    let staging = write::Staging::begin(lock, &options.root)?;
+    let put = |output: Output| {
+        staging.write(&output)?;
+        written(&output);
+        Ok::<(), PipelineError>(())
+    };
     let (pages, bundles) = Bundles::for_build().beside(&checked.site, None, || {
         render::render_into(
             &checked.site,
@@ -318,24 +361,18 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
             &Selection::All,
             &render::Memo::default(),
             &|| bar.inc(1),
-            &|output| staging.write(&output).map_err(PipelineError::from),
+            &put,
         )
     });
     pages?;
     for bundle in bundles? {
-        staging.write(&bundle_output(bundle))?;
+        put(bundle_output(bundle))?;
     }
     bar.finish_and_clear();
     timings.lap("render and write (pages, feeds, search bundle)");
     let report = staging.commit()?;
     timings.lap("swap in");
-    Ok(Built {
-        report,
-        output,
-        entries: checked.site.entries.len(),
-        warnings: checked.warnings,
-        sources: checked.sources,
-    })
+    Ok(report)
 }
 
 /// Rebuilds in memory after edits, rendering only what an edit can have changed (for
@@ -473,28 +510,11 @@ fn plan(old: &Checked, new: &Checked) -> Selection {
                 && (a.entries[i].file != *file || !old.sources.same(&new.sources, file))
         })
         .collect();
-    let mut entries = changed.clone();
-    // Pages whose related cards show a changed entry, or whose related list moved.
-    for i in 0..b.entries.len() {
-        if a.related[i] != b.related[i] || b.related[i].iter().any(|j| changed.contains(j)) {
-            entries.insert(i);
-        }
-    }
-    // List pages that show a changed entry, or whose cards or place in the list moved.
     let before: std::collections::HashMap<_, _> = render::lists::list_pages(a)
         .into_iter()
         .map(|p| ((p.list.clone(), p.number), p))
         .collect();
-    let list_pages = render::lists::list_pages(b)
-        .into_iter()
-        .filter(|p| {
-            before.get(&(p.list.clone(), p.number)) != Some(p)
-                || p.entries.iter().any(|j| changed.contains(j))
-        })
-        .map(|p| (p.list, p.number))
-        .collect();
-    Selection::Only {
-        entries,
-        list_pages,
-    }
+    Selection::after_edit(b, &changed, &a.related, |p| {
+        before.get(&(p.list.clone(), p.number)) == Some(p)
+    })
 }
