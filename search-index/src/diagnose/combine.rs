@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 
 use super::oom::{self, Fragmentation, OomNumbers};
-use super::signal;
 use super::{attention, long_input, loss, steps};
+use super::{precedence, signal};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
@@ -38,7 +38,7 @@ const LINE_CUE_SHARE: f32 = 0.35;
 /// What a line that shares only common words with a part of a signature weighs.
 const COMMON_ONLY_WEIGHT: f32 = 0.1;
 /// The most that cues alone give an entry, as a share of the best line's score.
-const CUE_ONLY_MAX: f32 = 0.9;
+pub(super) const CUE_ONLY_MAX: f32 = 0.9;
 /// The score a cue's share is taken of when no line matched any entry.
 const CUE_BASE: f32 = 10.0;
 /// Cues counted per entry.
@@ -46,10 +46,6 @@ const MAX_CUES: usize = 3;
 /// What a finding multiplies an entry's score by when it speaks for the entry, and against.
 const FINDING_FOR: f32 = 1.5;
 const FINDING_AGAINST: f32 = 0.25;
-/// How far ahead of the others an entry a finding speaks for is put.
-const FINDING_LEAD: f32 = 1.1;
-/// Where an entry a finding doubts is put, as a share of the best undoubted entry's score.
-const DOUBT_CAP: f32 = 0.95;
 /// What a line weighs for an entry whose failure prints the signature it matched of another
 /// entry (that entry's `also:`), against what it weighs for that entry.
 const SHARED_SHARE: f32 = 0.9;
@@ -150,10 +146,11 @@ pub(super) fn ranked_entries(
     add_cues(searcher, report, &mut per_entry);
     let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
     if report.cut_traceback {
-        warnings_below_a_cut_crash(&report.error_lines, &mut entries);
+        precedence::warnings_below_a_cut_crash(&report.error_lines, &mut entries);
     }
-    put_findings_first(&mut entries);
-    doubted_behind_the_best(&mut entries);
+    precedence::put_findings_first(&mut entries);
+    precedence::doubted_behind_the_best(&mut entries);
+    precedence::launchers_behind_the_workers(&mut entries);
     entries.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -161,63 +158,6 @@ pub(super) fn ranked_entries(
     });
     entries.truncate(MAX_ENTRIES);
     Ok(entries)
-}
-
-/// A log whose crash is a traceback cut before its exception line has only the traceback's
-/// frames to say what failed. Warnings printed before it (routine ones: a loss scaler's
-/// overflow, a deprecation) did not crash the run: an entry that only warnings match ranks
-/// below the entry the crash's frames point at.
-fn warnings_below_a_cut_crash(lines: &[ErrorLine], entries: &mut [DiagnosedEntry]) {
-    if lines.iter().any(|l| l.kind == LineKind::Exception) {
-        return;
-    }
-    let framed = |e: &DiagnosedEntry| e.cues.iter().any(|c| c.kind == CueKind::Frame);
-    let crash = (entries.iter().filter(|e| framed(e)))
-        .map(|e| e.score)
-        .fold(0.0, f32::max);
-    if crash <= 0.0 {
-        return;
-    }
-    let is_warning = |line: usize| {
-        lines
-            .iter()
-            .any(|l| l.line == line && l.kind == LineKind::Warning)
-    };
-    for e in entries.iter_mut().filter(|e| !framed(e)) {
-        if !e.evidence.is_empty() && e.evidence.iter().all(|ev| is_warning(ev.line)) {
-            e.score = e.score.min(crash * CUE_ONLY_MAX);
-        }
-    }
-}
-
-/// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
-/// outweigh: an entry a finding speaks for goes ahead of every entry none speaks for.
-fn put_findings_first(entries: &mut [DiagnosedEntry]) {
-    let best_other = entries
-        .iter()
-        .filter(|e| !e.found())
-        .map(|e| e.score)
-        .fold(0.0, f32::max);
-    for e in entries.iter_mut().filter(|e| e.found()) {
-        e.score = e.score.max(best_other * FINDING_LEAD);
-    }
-}
-
-/// A finding that doubts an entry without ruling it out keeps it a candidate but never lets it
-/// lead: the words a message shares with its signature (an OOM's advice to avoid fragmentation)
-/// cannot outweigh numbers that speak against it.
-/// With no undoubted candidate, the doubted ones keep their order and scores.
-fn doubted_behind_the_best(entries: &mut [DiagnosedEntry]) {
-    let best = (entries.iter())
-        .filter(|e| !e.doubted)
-        .map(|e| e.score)
-        .fold(0.0, f32::max);
-    if best <= 0.0 {
-        return;
-    }
-    for e in entries.iter_mut().filter(|e| e.doubted) {
-        e.score = e.score.min(best * DOUBT_CAP);
-    }
 }
 
 /// Adds each cue that turned up to its entry, as a share of the best line's score. The best
@@ -523,41 +463,4 @@ fn weight(line: &ErrorLine, role: Role) -> f32 {
         1.0
     };
     kind * role
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(slug: &str, score: f32, doubted: bool) -> DiagnosedEntry {
-        DiagnosedEntry {
-            slug: slug.into(),
-            title: slug.into(),
-            url: format!("{slug}/"),
-            category: "memory".into(),
-            severity: "high".into(),
-            score,
-            evidence: Vec::new(),
-            cues: Vec::new(),
-            reasons: Vec::new(),
-            ruled_out: false,
-            doubted,
-        }
-    }
-
-    #[test]
-    fn a_doubted_entry_goes_just_behind_the_best_undoubted_one() {
-        let mut entries = vec![entry("frag", 9.0, true), entry("batch", 6.0, false)];
-        doubted_behind_the_best(&mut entries);
-        assert_eq!(entries[0].score, 6.0 * DOUBT_CAP);
-        assert_eq!(entries[1].score, 6.0);
-        // A doubted entry already behind keeps its score.
-        let mut entries = vec![entry("frag", 2.0, true), entry("batch", 6.0, false)];
-        doubted_behind_the_best(&mut entries);
-        assert_eq!(entries[0].score, 2.0);
-        // With nothing undoubted, nothing moves.
-        let mut entries = vec![entry("frag", 9.0, true)];
-        doubted_behind_the_best(&mut entries);
-        assert_eq!(entries[0].score, 9.0);
-    }
 }

@@ -11,6 +11,7 @@ mod combine;
 mod long_input;
 mod loss;
 pub mod oom;
+mod precedence;
 mod signal;
 mod steps;
 mod verdict;

@@ -13,11 +13,11 @@ use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, LineKind, LogReport};
 
 /// The signature coverage a line needs to name the failure.
-const MIN_COVERAGE: f32 = 0.5;
+pub(super) const MIN_COVERAGE: f32 = 0.5;
 /// The same, when the log has no error line and only its plain lines matched.
 const MIN_CONTEXT_COVERAGE: f32 = 0.8;
 /// The share of a signature's defining words a line needs to name the failure.
-const MIN_DEFINING: f32 = 0.75;
+pub(super) const MIN_DEFINING: f32 = 0.75;
 /// The coverage a line needs to name the failure by a signature that has no defining words
 /// (each of its words is in several entries' signatures): most of its wording.
 const MIN_UNDEFINED_COVERAGE: f32 = 0.8;

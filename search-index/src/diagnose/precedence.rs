@@ -1,0 +1,186 @@
+//! The order of the ranked entries where word overlap is not the last word: findings first,
+//! doubted entries behind the best undoubted one, warnings behind a cut crash's frames, a
+//! launcher's summary behind a worker's own line.
+//!
+//! Takes the scored entries (and the log's lines); caps or raises scores, never reorders by
+//! itself: the caller sorts.
+
+use super::combine::CUE_ONLY_MAX;
+use super::verdict::{MIN_COVERAGE, MIN_DEFINING};
+use super::{DiagnosedEntry, Role};
+use crate::log::cues::CueKind;
+use crate::log::{is_launcher_summary, ErrorLine, LineKind};
+
+/// How far ahead of the others an entry a finding speaks for is put.
+const FINDING_LEAD: f32 = 1.1;
+/// Where an entry a finding doubts is put, as a share of the best undoubted entry's score.
+const DOUBT_CAP: f32 = 0.95;
+
+/// A log whose crash is a traceback cut before its exception line has only the traceback's
+/// frames to say what failed. Warnings printed before it (routine ones: a loss scaler's
+/// overflow, a deprecation) did not crash the run: an entry that only warnings match ranks
+/// below the entry the crash's frames point at.
+pub(super) fn warnings_below_a_cut_crash(lines: &[ErrorLine], entries: &mut [DiagnosedEntry]) {
+    if lines.iter().any(|l| l.kind == LineKind::Exception) {
+        return;
+    }
+    let framed = |e: &DiagnosedEntry| e.cues.iter().any(|c| c.kind == CueKind::Frame);
+    let crash = (entries.iter().filter(|e| framed(e)))
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    if crash <= 0.0 {
+        return;
+    }
+    let is_warning = |line: usize| {
+        lines
+            .iter()
+            .any(|l| l.line == line && l.kind == LineKind::Warning)
+    };
+    for e in entries.iter_mut().filter(|e| !framed(e)) {
+        if !e.evidence.is_empty() && e.evidence.iter().all(|ev| is_warning(ev.line)) {
+            e.score = e.score.min(crash * CUE_ONLY_MAX);
+        }
+    }
+}
+
+/// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
+/// outweigh: an entry a finding speaks for goes ahead of every entry none speaks for.
+pub(super) fn put_findings_first(entries: &mut [DiagnosedEntry]) {
+    let best_other = entries
+        .iter()
+        .filter(|e| !e.found())
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    for e in entries.iter_mut().filter(|e| e.found()) {
+        e.score = e.score.max(best_other * FINDING_LEAD);
+    }
+}
+
+/// A finding that doubts an entry without ruling it out keeps it a candidate but never lets it
+/// lead: the words a message shares with its signature (an OOM's advice to avoid fragmentation)
+/// cannot outweigh numbers that speak against it.
+/// With no undoubted candidate, the doubted ones keep their order and scores.
+pub(super) fn doubted_behind_the_best(entries: &mut [DiagnosedEntry]) {
+    let best = (entries.iter())
+        .filter(|e| !e.doubted)
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    if best <= 0.0 {
+        return;
+    }
+    for e in entries.iter_mut().filter(|e| e.doubted) {
+        e.score = e.score.min(best * DOUBT_CAP);
+    }
+}
+
+/// A launcher's summary (torchrun's `ChildFailedError`, `failed (exitcode: 1)`, DeepSpeed's
+/// `exits with return code`) is a consequence of a worker's failure: an entry that only such
+/// lines match ranks behind an entry a worker's own line matches, a signature's defining words
+/// and all, even a plain line left of a message whose head the paste cut off.
+pub(super) fn launchers_behind_the_workers(entries: &mut [DiagnosedEntry]) {
+    let launcher_only = |e: &DiagnosedEntry| {
+        !e.found()
+            && !e.evidence.is_empty()
+            && e.evidence.iter().all(|ev| is_launcher_summary(&ev.text))
+    };
+    let from_a_worker = |e: &DiagnosedEntry| {
+        !e.against()
+            && e.evidence.iter().any(|ev| {
+                ev.role != Role::Collateral
+                    && !is_launcher_summary(&ev.text)
+                    && ev.coverage >= MIN_COVERAGE
+                    && ev.defining >= MIN_DEFINING
+            })
+    };
+    let best = (entries.iter())
+        .filter(|e| from_a_worker(e))
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    if best <= 0.0 {
+        return;
+    }
+    for e in entries.iter_mut().filter(|e| launcher_only(e)) {
+        e.score = e.score.min(best * DOUBT_CAP);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::Evidence;
+
+    fn entry(slug: &str, score: f32, doubted: bool) -> DiagnosedEntry {
+        DiagnosedEntry {
+            slug: slug.into(),
+            title: slug.into(),
+            url: format!("{slug}/"),
+            category: "memory".into(),
+            severity: "high".into(),
+            score,
+            evidence: Vec::new(),
+            cues: Vec::new(),
+            reasons: Vec::new(),
+            ruled_out: false,
+            doubted,
+        }
+    }
+
+    fn evidence(text: &str, role: Role, coverage: f32, defining: f32) -> Evidence {
+        Evidence {
+            line: 1,
+            text: text.into(),
+            ranks: Vec::new(),
+            count: 1,
+            signature: None,
+            coverage,
+            defining,
+            defined: true,
+            role,
+            score: 1.0,
+        }
+    }
+
+    #[test]
+    fn an_entry_only_a_launchers_summary_matches_goes_behind_a_workers_line() {
+        let launcher = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:";
+        let worker = "Parameters which did not receive grad for rank 3: fc.bias, fc.weight";
+        let mut summary = entry("child-failed", 9.0, false);
+        summary.evidence = vec![evidence(launcher, Role::Cause, 1.0, 1.0)];
+        let mut reducer = entry("unused-parameters", 2.0, false);
+        reducer.evidence = vec![evidence(worker, Role::Context, 0.9, 1.0)];
+        let mut entries = vec![summary.clone(), reducer.clone()];
+        launchers_behind_the_workers(&mut entries);
+        assert_eq!(entries[0].score, 2.0 * DOUBT_CAP);
+        assert_eq!(entries[1].score, 2.0);
+        // A worker's line that misses the signature's defining words moves nothing.
+        reducer.evidence = vec![evidence(worker, Role::Context, 0.9, 0.5)];
+        let mut entries = vec![summary.clone(), reducer];
+        launchers_behind_the_workers(&mut entries);
+        assert_eq!(entries[0].score, 9.0);
+        // Nor does it move an entry that a worker's line matches too.
+        summary
+            .evidence
+            .push(evidence(worker, Role::Error, 0.6, 1.0));
+        let mut other = entry("unused-parameters", 2.0, false);
+        other.evidence = vec![evidence(worker, Role::Context, 0.9, 1.0)];
+        let mut entries = vec![summary, other];
+        launchers_behind_the_workers(&mut entries);
+        assert_eq!(entries[0].score, 9.0);
+    }
+
+    #[test]
+    fn a_doubted_entry_goes_just_behind_the_best_undoubted_one() {
+        let mut entries = vec![entry("frag", 9.0, true), entry("batch", 6.0, false)];
+        doubted_behind_the_best(&mut entries);
+        assert_eq!(entries[0].score, 6.0 * DOUBT_CAP);
+        assert_eq!(entries[1].score, 6.0);
+        // A doubted entry already behind keeps its score.
+        let mut entries = vec![entry("frag", 2.0, true), entry("batch", 6.0, false)];
+        doubted_behind_the_best(&mut entries);
+        assert_eq!(entries[0].score, 2.0);
+        // With nothing undoubted, nothing moves.
+        let mut entries = vec![entry("frag", 9.0, true)];
+        doubted_behind_the_best(&mut entries);
+        assert_eq!(entries[0].score, 9.0);
+    }
+}
