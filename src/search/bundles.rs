@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use errata_search::{LiveIndex, WriteError};
 
-use super::{document, documents, SHARDS};
+use super::{document, documents, documents_on_every_core, SHARDS};
 use crate::link::Site;
 
 /// One bundle file of the built site.
@@ -121,7 +121,11 @@ impl Bundles {
 /// Every shard's bundle from every document, byte-stable.
 fn stable_bundles(site: &Site, side_by_side: bool) -> Result<Vec<Bundle>, WriteError> {
     let started = std::time::Instant::now();
-    let documents = documents(site);
+    let documents = if side_by_side {
+        documents_on_every_core(site)
+    } else {
+        documents(site)
+    };
     let shard = |(shard, path)| {
         Ok::<_, WriteError>(Bundle {
             path,

@@ -10,7 +10,12 @@ use crate::link::Site;
 use crate::load::plain_text;
 
 pub fn documents(site: &Site) -> Vec<Document> {
-    // Each body is parsed as Markdown for its plain text: on every core.
+    (0..site.entries.len()).map(|i| document(site, i)).collect()
+}
+
+/// [`documents`] made on every core (each body is parsed as Markdown for its plain text), for
+/// a build whose render is small; beside a whole render it only adds to the peak memory.
+pub fn documents_on_every_core(site: &Site) -> Vec<Document> {
     (0..site.entries.len())
         .into_par_iter()
         .map(|i| document(site, i))

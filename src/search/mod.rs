@@ -11,7 +11,7 @@ mod bundles;
 mod documents;
 
 pub use bundles::{Bundle, Bundles};
-pub use documents::{document, documents};
+pub use documents::{document, documents, documents_on_every_core};
 
 use errata_search::Shard;
 
