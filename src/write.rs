@@ -343,7 +343,9 @@ impl Drop for Staging<'_> {
     }
 }
 
-fn absolute(path: &Path) -> PathBuf {
+/// `path` made absolute, `.` and `..` resolved, and symlinks where the path exists: how an
+/// output folder is named, so two names of one folder compare equal.
+pub fn absolute(path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_owned()
     } else {

@@ -32,6 +32,8 @@ pub enum CacheError {
         #[source]
         source: std::io::Error,
     },
+    #[error("the cache folder {cache} is inside the output {output}, which a build replaces; pick a folder outside it")]
+    InsideOutput { cache: PathBuf, output: PathBuf },
     #[error("the build cache {path} is damaged")]
     Corrupt {
         path: PathBuf,

@@ -47,6 +47,13 @@ pub(super) fn build(
     options: &BuildOptions,
     timings: &mut Timings,
 ) -> Result<(WriteReport, CacheUse), PipelineError> {
+    if write::absolute(dir).starts_with(lock.output()) {
+        return Err(CacheError::InsideOutput {
+            cache: dir.to_owned(),
+            output: lock.output().to_owned(),
+        }
+        .into());
+    }
     let key = Key::of(
         &checked.site,
         &checked.theme,

@@ -204,3 +204,19 @@ fn a_damaged_cache_is_set_aside() {
         .assert_exit(0)
         .stderr_has("rendered again, 0 changed");
 }
+
+#[test]
+fn a_cache_inside_the_output_is_refused() {
+    let site = Site::new("valid-site");
+    let mut command = site.errata("build");
+    let out = site.outside("out");
+    command
+        .arg("--output")
+        .arg(&out)
+        .arg("--cache")
+        .arg(out.join("cache"));
+    run(command)
+        .assert_exit(2)
+        .stderr_has("is inside the output")
+        .stderr_has("pick a folder outside it");
+}
