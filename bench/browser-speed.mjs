@@ -26,7 +26,7 @@ const pageScripts = (dir) => readdirSync(join(dir, 'static'))
   .map((f) => `static/${f}`);
 
 const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
-for (const [name, path] of [['module', 'static/errata-search.wasm'], ['first-search shard', 'search/errata-first.bundle'],
+for (const [name, path] of [['module', 'static/errata-search.wasm'], ['first-search statistics', 'search/first/meta.json'],
   ['full index', 'search/errata.bundle'], ['worker + page JS', null]]) {
   const bytes = path ? readFileSync(join(site, path)) : Buffer.concat(pageScripts(site).map((f) => readFileSync(join(site, f))));
   const gz = gzipSync(bytes, { level: 9 }).length;

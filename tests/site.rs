@@ -23,6 +23,8 @@ const ERRATA: &str = env!("CARGO_BIN_EXE_errata");
 mod diagnosis;
 #[path = "site/faults.rs"]
 mod faults;
+#[path = "site/first_search.rs"]
+mod first_search;
 #[path = "site/incremental.rs"]
 mod incremental;
 #[path = "site/memory.rs"]

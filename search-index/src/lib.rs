@@ -3,13 +3,15 @@
 //! The modules follow the data flow: [`schema`] names the fields and their weights,
 //! [`tokenizer`] turns error text into terms, [`writer`] indexes [`Document`]s into one
 //! [`bundle`] file, [`searcher`] opens a bundle and answers queries (with [`vocabulary`]: which
-//! words define a signature), [`log`] reads a noisy training log into the lines that carry
+//! words define a signature), [`first`] splits the signature fields into small files a browser
+//! answers its first query from, [`log`] reads a noisy training log into the lines that carry
 //! errors, and [`diagnose`] queries with those lines and names the failure with its evidence.
 //! Input is plain types, not the generator's structs, and
 //! the search path uses no threads, no mmap and no clock, so the same code runs in WebAssembly.
 
 pub mod bundle;
 pub mod diagnose;
+pub mod first;
 pub mod log;
 pub mod schema;
 pub mod searcher;
@@ -21,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bundle::{BundleError, DocMeta, Shard};
 pub use diagnose::{diagnose, diagnose_report, Diagnosis};
+pub use first::{FirstAnswer, FirstError, FirstSearch};
 pub use searcher::{Hit, SearchAnswer, Searcher};
 pub use writer::{build_bundle, build_shard, LiveIndex, WriteError};
 

@@ -24,18 +24,35 @@ pub struct Fields {
     pub body: Field,
 }
 
+/// Each text field's boost in a query, in the order a query adds its clauses. Signatures weigh
+/// most: they are the text a user pastes.
+pub const BOOSTS: [(&str, f32); 6] = [
+    ("signatures", 4.0),
+    ("title", 2.0),
+    ("tags", 1.5),
+    ("symptoms", 1.0),
+    ("summary", 1.0),
+    ("body", 0.35),
+];
+
+/// The fields a first-search index ranks by (see [`crate::first`]), with their boosts.
+pub const FIRST_FIELDS: [(&str, f32); 3] = [BOOSTS[0], BOOSTS[1], BOOSTS[2]];
+
 impl Fields {
-    /// The text fields a query searches, with their boosts. Signatures weigh most: they are the
-    /// text a user pastes.
+    /// The text fields a query searches, with their boosts ([`BOOSTS`]).
     pub fn weighted(&self) -> [(Field, f32); 6] {
-        [
-            (self.signatures, 4.0),
-            (self.title, 2.0),
-            (self.tags, 1.5),
-            (self.symptoms, 1.0),
-            (self.summary, 1.0),
-            (self.body, 0.35),
-        ]
+        BOOSTS.map(|(name, boost)| (self.text(name), boost))
+    }
+
+    fn text(&self, name: &str) -> Field {
+        match name {
+            "signatures" => self.signatures,
+            "title" => self.title,
+            "tags" => self.tags,
+            "symptoms" => self.symptoms,
+            "summary" => self.summary,
+            _ => self.body,
+        }
     }
 }
 

@@ -31,13 +31,32 @@ const LONE_WORD_SIGNATURE: usize = 3;
 pub const MAX_QUERY_TERMS: usize = 64;
 
 /// A term found in more than 1/this of a large index's documents is skipped in prose fields.
-const COMMON_TERM_SHARE: u64 = 4;
+pub(crate) const COMMON_TERM_SHARE: u64 = 4;
 
 /// Hits scoring under this share of the best one are noise, not answers.
 const MIN_RELATIVE_SCORE: f32 = 0.04;
 
 /// How much full coverage of a signature multiplies the BM25 score by (1 + this).
 const COVERAGE_BOOST: f32 = 6.0;
+
+/// How many entries are ranked by BM25 before the coverage boost reorders them.
+pub(crate) fn candidates(limit: usize) -> usize {
+    limit.saturating_mul(4).max(20)
+}
+
+/// Hits best first (ties by slug), without those far behind the best, at most `limit`.
+pub(crate) fn best_first(mut hits: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.slug.cmp(&b.slug))
+    });
+    if let Some(top) = hits.first().map(|h| h.score) {
+        hits.retain(|h| h.score >= top * MIN_RELATIVE_SCORE);
+    }
+    hits.truncate(limit);
+    hits
+}
 
 /// One ranked entry.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -66,6 +85,25 @@ pub struct Hit {
     /// none, and its `defining` is 1 whatever the query.
     #[serde(skip)]
     pub defined: bool,
+}
+
+impl Hit {
+    /// The entry of `meta` at `score`, matching no signature (as a first-search hit does).
+    pub(crate) fn unmatched(meta: &DocMeta, score: f32) -> Hit {
+        Hit {
+            slug: meta.slug.clone(),
+            title: meta.title.clone(),
+            url: meta.url.clone(),
+            category: meta.category.clone(),
+            severity: meta.severity.clone(),
+            score,
+            matched_signature: None,
+            coverage: 0.0,
+            defining: 0.0,
+            specific: false,
+            defined: false,
+        }
+    }
 }
 
 /// The answer to a query, as `errata search --json` prints it and the browser receives it.
@@ -392,7 +430,7 @@ impl Searcher {
         let query = BooleanQuery::new(clauses);
         let Ok(top) = searcher.search(
             &query,
-            &TopDocs::with_limit(limit.saturating_mul(4).max(20)).order_by_score(),
+            &TopDocs::with_limit(candidates(limit)).order_by_score(),
         ) else {
             return Vec::new();
         };
@@ -410,16 +448,7 @@ impl Searcher {
                 hits.push(hit);
             }
         }
-        hits.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.slug.cmp(&b.slug))
-        });
-        if let Some(top) = hits.first().map(|h| h.score) {
-            hits.retain(|h| h.score >= top * MIN_RELATIVE_SCORE);
-        }
-        hits.truncate(limit);
-        hits
+        best_first(hits, limit)
     }
 
     /// Entry `ord` as a hit for a query whose BM25 score is `score`, weighed by how well the
@@ -437,17 +466,13 @@ impl Searcher {
             self.best_signature(ord, query, sequence);
         let matched = coverage * (0.5 + 0.5 * defining);
         Some(Hit {
-            slug: meta.slug.clone(),
-            title: meta.title.clone(),
-            url: meta.url.clone(),
-            category: meta.category.clone(),
-            severity: meta.severity.clone(),
             score: score * (1.0 + COVERAGE_BOOST * matched * matched * matched),
             matched_signature,
             coverage,
             defining,
             specific,
             defined,
+            ..Hit::unmatched(meta, score)
         })
     }
 

@@ -1,7 +1,7 @@
 //! The site's search bundles, made beside the render for a build and after an edit alike.
 //!
 //! Takes a linked [`Site`] and, after an edit, the places of the entries it rendered again;
-//! yields one [`Bundle`] per shard of [`SHARDS`]. A build indexes every document and packs
+//! yields one [`Bundle`] per shard of [`SHARDS`], and the first-search files. A build indexes every document and packs
 //! byte-stable bundles. `errata serve` keeps the indexes open ([`Bundles::kept`]): after a
 //! render of the whole site it indexes them again on a thread of its own, for later edits,
 //! and an edit then indexes only the documents that changed.
@@ -10,13 +10,13 @@ use std::collections::BTreeSet;
 
 use errata_search::{LiveIndex, WriteError};
 
-use super::{document, documents, documents_on_every_core, SHARDS};
+use super::{document, documents, documents_on_every_core, first_files, SHARDS};
 use crate::link::Site;
 
-/// One bundle file of the built site.
+/// One search file of the built site: a bundle, or a first-search file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bundle {
-    pub path: &'static str,
+    pub path: String,
     pub bytes: Vec<u8>,
 }
 
@@ -126,17 +126,18 @@ fn stable_bundles(site: &Site, side_by_side: bool) -> Result<Vec<Bundle>, WriteE
     } else {
         documents(site)
     };
-    let shard = |(shard, path)| {
+    let shard = |(shard, path): (errata_search::Shard, &str)| {
         Ok::<_, WriteError>(Bundle {
-            path,
+            path: path.to_string(),
             bytes: errata_search::build_shard(&documents, shard)?,
         })
     };
-    let bundles = if side_by_side {
+    let mut bundles = if side_by_side {
         on_own_threads(SHARDS, shard).into_iter().collect()
     } else {
         SHARDS.into_iter().map(shard).collect::<Result<Vec<_>, _>>()
     }?;
+    bundles.extend(first_files(&documents)?);
     if std::env::var_os("ERRATA_TIMINGS").is_some() {
         eprintln!(
             "timing:   of which the search bundle: {} ms",
@@ -178,13 +179,23 @@ fn live_bundles(
         if let Some(documents) = &edited {
             live.replace(documents.iter().cloned())?;
         }
-        Ok(Bundle {
-            path,
+        Ok(vec![Bundle {
+            path: path.to_string(),
             bytes: live.bundle()?,
-        })
+        }])
     });
-    match packed.into_iter().collect::<Result<Vec<_>, _>>() {
-        Ok(bundles) => (Ok(bundles), Some(Live::Ready(shards))),
+    let first = shards
+        .first()
+        .map_or_else(|| Ok(Vec::new()), |live| first_files(live.documents()));
+    match packed
+        .into_iter()
+        .chain([first])
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(bundles) => (
+            Ok(bundles.into_iter().flatten().collect()),
+            Some(Live::Ready(shards)),
+        ),
         Err(e) => (Err(e), None),
     }
 }

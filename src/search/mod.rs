@@ -3,9 +3,10 @@
 //!
 //! Takes a linked [`Site`](crate::link::Site); yields the plain
 //! [`Document`](errata_search::Document)s of [`documents`] and the bundle files of
-//! [`Bundles`], at [`BUNDLE_PATH`] (the full index) and [`FIRST_BUNDLE_PATH`] (the
-//! first-search shard). A build and an edit under `errata serve` make them through the same
-//! [`Bundles::beside`], on one thread beside the render.
+//! [`Bundles`]: the full index at [`BUNDLE_PATH`], and the first-search files under
+//! [`FIRST_FOLDER`] (a browser's first answer: see [`errata_search::first`]). A build and an
+//! edit under `errata serve` make them through the same [`Bundles::beside`], on one thread
+//! beside the render.
 
 mod bundles;
 mod documents;
@@ -17,10 +18,20 @@ use errata_search::Shard;
 
 /// Where the bundle lives in the built site.
 pub const BUNDLE_PATH: &str = "search/errata.bundle";
-/// Where the first-search shard lives: what a browser loads to answer its first query.
-pub const FIRST_BUNDLE_PATH: &str = "search/errata-first.bundle";
+/// Where the first-search files live: what a browser answers its first query from.
+pub const FIRST_FOLDER: &str = "search/first";
 /// Each bundle the site ships, with its place.
-pub const SHARDS: [(Shard, &str); 2] = [
-    (Shard::Full, BUNDLE_PATH),
-    (Shard::First, FIRST_BUNDLE_PATH),
-];
+pub const SHARDS: [(Shard, &str); 1] = [(Shard::Full, BUNDLE_PATH)];
+
+/// The first-search files of these documents, as bundles at their places in the site.
+fn first_files(
+    documents: &[errata_search::Document],
+) -> Result<Vec<Bundle>, errata_search::WriteError> {
+    Ok(errata_search::first::files(documents)?
+        .into_iter()
+        .map(|(path, bytes)| Bundle {
+            path: format!("{FIRST_FOLDER}/{path}"),
+            bytes,
+        })
+        .collect())
+}

@@ -54,7 +54,7 @@ export function siteDir() {
     if (r.status !== 0) throw new Error(`errata build failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
     siteCache = out;
   }
-  for (const f of ['index.html', 'search/index.html', 'search/errata.bundle', 'search/errata-first.bundle',
+  for (const f of ['index.html', 'search/index.html', 'search/errata.bundle', 'search/first/meta.json',
     'static/errata-search.wasm']) {
     if (!existsSync(join(siteCache, f))) throw new Error(`the site at ${siteCache} has no ${f}`);
   }
@@ -201,7 +201,7 @@ export async function searchSettled(page, query) {
     if (inUrl !== q) return false;
     const status = document.getElementById('search-status');
     const s = status ? status.textContent : '';
-    // Quick results from the first-search shard are not settled: the full answer follows.
+    // Quick results from the first-search files are not settled: the full answer follows.
     return /result|No entry matches|failed/.test(s) && !/Loading|full index is loading/.test(s);
   }, query);
 }

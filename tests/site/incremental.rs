@@ -106,7 +106,7 @@ fn assert_same(served: &BTreeMap<String, Vec<u8>>, fresh: &BTreeMap<String, Vec<
     let b: Vec<&String> = fresh.keys().collect();
     assert_eq!(a, b, "the served site has other files than a full build");
     for (path, bytes) in fresh {
-        if path == errata::search::BUNDLE_PATH || path == errata::search::FIRST_BUNDLE_PATH {
+        if path == errata::search::BUNDLE_PATH {
             assert_same_answers(&served[path], bytes);
             continue;
         }
@@ -233,7 +233,7 @@ fn retitles_render_their_pages(served: &mut Served) {
             "tags/checkpoint/index.html",
             "atom.xml",
             "search/errata.bundle",
-            "search/errata-first.bundle",
+            "search/first/meta.json",
         ],
         &["memory/index.html"],
     );

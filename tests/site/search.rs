@@ -10,7 +10,7 @@ use errata_search::{diagnose, Searcher};
 
 use super::{run, Run, ERRATA};
 
-fn repo() -> PathBuf {
+pub(super) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -278,7 +278,7 @@ fn a_closed_stderr_ends_build_quietly() {
 
 /// The repository's content built by the binary into a temporary folder (kept while the first
 /// value lives).
-fn built_site() -> (tempfile::TempDir, PathBuf) {
+pub(super) fn built_site() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
     let mut c = Command::new(ERRATA);
@@ -324,60 +324,6 @@ fn bundle_and_memory_answer_alike() {
         errata::search::documents(&errata::pipeline::check(&repo(), false, None).unwrap().site);
     let again = errata_search::build_bundle(&documents).unwrap();
     assert_eq!(bundle, again);
-    let first = std::fs::read(out.join(errata::search::FIRST_BUNDLE_PATH)).unwrap();
-    assert_eq!(
-        first,
-        errata_search::build_shard(&documents, errata_search::Shard::First).unwrap()
-    );
-}
-
-/// The browser's first answer comes from the first-search shard, which ranks without the
-/// signature coverage boost. Pasting any entry's signature must still put the full index's
-/// top entry among the shard's first three (the full answer replaces it a moment later).
-#[test]
-fn the_first_shard_finds_what_the_full_index_finds_for_each_signature() {
-    let (_tmp, out) = built_site();
-    let open = |path| Searcher::from_bundle(&std::fs::read(out.join(path)).unwrap()).unwrap();
-    let full = open(errata::search::BUNDLE_PATH);
-    let first = open(errata::search::FIRST_BUNDLE_PATH);
-    assert!(first.is_partial() && !full.is_partial());
-    let (mut checked, mut same_top) = (0, 0);
-    let mut missed = Vec::new();
-    for d in full.docs() {
-        for sig in &d.signatures {
-            let slugs = |s: &Searcher, n| -> Vec<String> {
-                s.search(sig, n)
-                    .unwrap()
-                    .into_iter()
-                    .map(|h| h.slug)
-                    .collect()
-            };
-            let (quick, best) = (slugs(&first, 3), slugs(&full, 1));
-            checked += 1;
-            same_top += usize::from(quick.first() == best.first());
-            if !best.iter().all(|b| quick.contains(b)) {
-                missed.push(format!("{sig:?}: {quick:?} vs {best:?}"));
-            }
-        }
-    }
-    assert!(checked > 50, "only {checked} signatures");
-    // The CLI answers from the shard too when pointed at it, and says what it is.
-    let shard = out.join(errata::search::FIRST_BUNDLE_PATH);
-    errata(&[
-        "search",
-        "--bundle",
-        shard.to_str().unwrap(),
-        "CUDA out of memory",
-    ])
-    .assert_exit(0)
-    .stderr_has("first-search shard");
-    assert!(
-        missed.is_empty(),
-        "{} of {checked}:\n{}",
-        missed.len(),
-        missed.join("\n")
-    );
-    eprintln!("the shard's top entry is the full index's for {same_top} of {checked} signatures");
 }
 
 #[test]

@@ -61,6 +61,27 @@ pub unsafe extern "C" fn errata_load(ptr: *const u8, len: usize) -> i32 {
 /// # Safety
 /// See [`input`].
 #[no_mangle]
+pub unsafe extern "C" fn errata_load_first(ptr: *const u8, len: usize) -> i32 {
+    let bytes = unsafe { input(ptr, len) };
+    finish(ENGINE.with(|e| e.borrow_mut().load_first(bytes)))
+}
+
+/// # Safety
+/// See [`input`].
+#[no_mangle]
+pub unsafe extern "C" fn errata_first_add(
+    kind: u32,
+    chunk: u32,
+    ptr: *const u8,
+    len: usize,
+) -> i32 {
+    let bytes = unsafe { input(ptr, len) };
+    finish(ENGINE.with(|e| e.borrow_mut().add_first(kind, chunk, bytes)))
+}
+
+/// # Safety
+/// See [`input`].
+#[no_mangle]
 pub unsafe extern "C" fn errata_search(ptr: *const u8, len: usize, limit: u32) -> i32 {
     let query = String::from_utf8_lossy(unsafe { input(ptr, len) }).into_owned();
     finish(ENGINE.with(|e| e.borrow().search(&query, limit as usize)))

@@ -14,18 +14,20 @@
      {type: "upgraded", ms}                   the full index is loaded (no id)
      {type: "upgrade-failed", message}        it could not be; searches stay partial
 
-   The module and the first-search shard (search/errata-first.bundle: signatures, titles
-   and tags) are fetched on the first message, so the first answer needs a fraction of the
-   bytes; its answers say `partial`. The full index (search/errata.bundle) is fetched right
-   after and replaces it; diagnosis waits for it. A site without the shard loads the full
-   index at once. Every failure is answered with an error message; nothing is ever left
+   The module and the first-search index's statistics (search/first/meta.json) are fetched
+   on the first message. A search then fetches only the small files it names (the postings
+   of its words over signatures, titles and tags, then its hits' titles), so the first answer
+   needs a fraction of the bytes; its answers say `partial`. The full index
+   (search/errata.bundle) is fetched right after and replaces it; diagnosis waits for it. A
+   site without the first-search files loads the full index at once. Every failure is answered with an error message; nothing is ever left
    without a reply. */
 'use strict';
 
 var engine = null;      // {exports, memory}
 var loading = null;     // Promise<engine>: the module with a first index (shard or full)
 var full = null;        // Promise<engine>: the module with the full index
-var partial = false;    // the loaded index is the first-search shard
+var partial = false;    // the loaded index is the first-search index
+var firstBase = null;   // URL of search/first/ while it is
 var loadMs = 0;
 var lastRoot = null;    // kept so a crashed engine can be reloaded
 
@@ -109,8 +111,8 @@ function call(name, bytes, extra) {
   return parseResult(readResult(), rc);
 }
 
-var REQUIRED = ['errata_alloc', 'errata_load', 'errata_search', 'errata_diagnose',
-  'errata_result_ptr', 'errata_result_len'];
+var REQUIRED = ['errata_alloc', 'errata_load', 'errata_load_first', 'errata_first_add',
+  'errata_search', 'errata_diagnose', 'errata_result_ptr', 'errata_result_len'];
 
 /* Loads bundle bytes into the engine, replacing the index it had. */
 function loadBundle(bytes) {
@@ -138,7 +140,64 @@ function loadBundle(bytes) {
   }
 }
 
-/* The module and the first index: the shard if the site has one, else the full index. */
+/* Opens the first-search index from its meta.json. */
+function loadFirst(bytes) {
+  var x = engine.exports;
+  var rc = withBytes(new Uint8Array(bytes), false, function (ptr, len) { return x.errata_load_first(ptr, len); });
+  parseResult(readResult(), rc);
+}
+
+/* The first-search files a search named, fetched side by side and added to the engine.
+   kind 0: postings (t/N.bin), 1: entries' titles (d/N.json). */
+function addFirst(needs) {
+  var wanted = [];
+  (needs.terms || []).forEach(function (n) { wanted.push([0, n, 't/' + n + '.bin']); });
+  (needs.docs || []).forEach(function (n) { wanted.push([1, n, 'd/' + n + '.json']); });
+  var e = engine;
+  return Promise.all(wanted.map(function (w) {
+    return fetchBytes(new URL(w[2], firstBase).href, 'search index').then(function (buf) {
+      return [w[0], w[1], buf];
+    });
+  })).then(function (files) {
+    if (engine !== e) throw new Error('the search engine was restarted');
+    if (!partial) return;
+    files.forEach(function (f) {
+      var rc = withBytes(new Uint8Array(f[2]), false, function (ptr, len) {
+        return engine.exports.errata_first_add(f[0], f[1] >>> 0, ptr, len);
+      });
+      parseResult(readResult(), rc);
+    });
+  });
+}
+
+/* Searches; a first-search answer may first name the files it needs (at most twice: the
+   postings, then the titles). A first-search file that cannot be fetched or read is not an
+   error to show: the query waits for the full index instead. */
+function search(queryBytes, limit, round, settle) {
+  var result = call('errata_search', queryBytes, limit);
+  if (!result.needs) return Promise.resolve(result);
+  if (round >= 3) return Promise.reject(new Error('the search index is incomplete'));
+  return addFirst(result.needs).then(function () {
+    return search(queryBytes, limit, round + 1, settle);
+  }, function () {
+    settle();
+    return full.then(function () { return call('errata_search', queryBytes, limit); });
+  });
+}
+
+/* The full index is never loaded while a search is under way: it would change the engine
+   under that search. It waits for the search (or for the search to give up on the
+   first-search files and wait for it). */
+var searching = 0;
+var pendingLoad = null;
+
+function settleSearch() {
+  searching--;
+  if (!searching && pendingLoad) { var load = pendingLoad; pendingLoad = null; load(); }
+}
+
+/* The module and the first index: the first-search files if the site has them, else the
+   full index. */
 function load(root) {
   if (typeof WebAssembly !== 'object' || !WebAssembly.instantiate) {
     return Promise.reject(new Error('this browser has no WebAssembly'));
@@ -150,7 +209,7 @@ function load(root) {
   var t0 = now();
   var wasmUrl = new URL('static/errata-search.wasm', base).href;
   var fullUrl = new URL('search/errata.bundle', base).href;
-  var firstUrl = new URL('search/errata-first.bundle', base).href;
+  var firstUrl = new URL('search/first/meta.json', base).href;
   // Compile while downloading when the server sends application/wasm; else from the bytes.
   function fromBytes() {
     return fetchBytes(wasmUrl, 'search module').then(function (buf) {
@@ -162,7 +221,8 @@ function load(root) {
   var wasmP = typeof WebAssembly.instantiateStreaming === 'function'
     ? WebAssembly.instantiateStreaming(fetch(wasmUrl, { credentials: 'same-origin' }), {}).catch(fromBytes)
     : fromBytes();
-  // Only a missing shard means "load the full index instead"; any other failure is reported.
+  // Only missing first-search files mean "load the full index instead"; any other failure
+  // is reported.
   var firstP = fetch(firstUrl, { credentials: 'same-origin' }).then(function (r) {
     if (r.status === 404) return null;
     if (!r.ok) throw new Error('could not fetch the search index (HTTP ' + r.status + ')');
@@ -181,8 +241,9 @@ function load(root) {
     if (!(x.memory instanceof WebAssembly.Memory)) throw new Error('the search module exports no memory');
     engine = { exports: x, memory: x.memory };
     var isShard = !both[1].full;
-    loadBundle(isShard ? both[1] : both[1].full);
+    if (isShard) loadFirst(both[1]); else loadBundle(both[1].full);
     partial = isShard;
+    firstBase = isShard ? new URL('search/first/', base).href : null;
     loadMs = Math.round(now() - t0);
     var e = engine;
     full = isShard ? upgrade(e, fullUrl) : Promise.resolve(e);
@@ -201,16 +262,22 @@ function upgrade(e, fullUrl) {
     t0 = now();
     return fetchBytes(fullUrl, 'full search index');
   }).then(function (bytes) {
-    if (engine !== e) throw new Error('the search engine was restarted');
-    try {
-      loadBundle(bytes);
-    } catch (err) {
-      // A trap leaves the engine unusable: the next request starts a fresh one.
-      if (engine !== e) { loading = null; full = null; }
-      throw err;
-    }
-    partial = false;
-    return e;
+    return new Promise(function (resolve, reject) {
+      pendingLoad = function () {
+        if (engine !== e) { reject(new Error('the search engine was restarted')); return; }
+        try {
+          loadBundle(bytes);
+        } catch (err) {
+          // A trap leaves the engine unusable: the next request starts a fresh one.
+          if (engine !== e) { loading = null; full = null; }
+          reject(err);
+          return;
+        }
+        partial = false;
+        resolve(e);
+      };
+      if (!searching) { var load = pendingLoad; pendingLoad = null; load(); }
+    });
   });
   done.then(function () {
     post({ type: 'upgraded', ms: Math.round(now() - t0) });
@@ -281,8 +348,13 @@ function handle(msg) {
     return loading.then(function () {
       var t0 = now();
       var limit = Math.max(1, Math.min(1000, (msg.limit | 0) || 10));
-      var result = call('errata_search', encoder.encode(String(msg.query == null ? '' : msg.query)), limit);
-      post({ id: id, type: 'result', result: result, ms: Math.round(now() - t0) });
+      var settled = false;
+      var settle = function () { if (!settled) { settled = true; settleSearch(); } };
+      searching++;
+      return search(encoder.encode(String(msg.query == null ? '' : msg.query)), limit, 0, settle).then(function (result) {
+        settle();
+        post({ id: id, type: 'result', result: result, ms: Math.round(now() - t0) });
+      }, function (err) { settle(); throw err; });
     });
   }
   if (type === 'diagnose') {
