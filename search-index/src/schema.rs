@@ -51,7 +51,8 @@ impl Fields {
             "tags" => self.tags,
             "symptoms" => self.symptoms,
             "summary" => self.summary,
-            _ => self.body,
+            "body" => self.body,
+            _ => unreachable!("{name} is not a text field of BOOSTS"),
         }
     }
 }

@@ -218,6 +218,11 @@ fn create_index() -> Result<(Index, RamDirectory, Fields, IndexWriter), WriteErr
     Ok((index, directory, fields, writer))
 }
 
+/// A tag as the index reads it: its words apart (`activation-memory` is `activation memory`).
+pub(crate) fn tag_text(tag: &str) -> String {
+    tag.replace('-', " ")
+}
+
 fn tantivy_document(
     fields: &Fields,
     ord: usize,
@@ -229,7 +234,7 @@ fn tantivy_document(
         fields.title => d.title.as_str(),
     );
     for t in &d.tags {
-        document.add_text(fields.tags, t.replace('-', " "));
+        document.add_text(fields.tags, tag_text(t));
     }
     for s in &d.signatures {
         document.add_text(fields.signatures, s);

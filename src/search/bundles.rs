@@ -1,8 +1,8 @@
 //! The site's search bundles, made beside the render for a build and after an edit alike.
 //!
 //! Takes a linked [`Site`] and, after an edit, the places of the entries it rendered again;
-//! yields one [`Bundle`] per shard of [`SHARDS`], and the first-search files. A build indexes every document and packs
-//! byte-stable bundles. `errata serve` keeps the indexes open ([`Bundles::kept`]): after a
+//! yields one [`Bundle`] per shard of [`SHARDS`], and the first-search files. A build indexes
+//! every document and packs byte-stable bundles. `errata serve` keeps the indexes open ([`Bundles::kept`]): after a
 //! render of the whole site it indexes them again on a thread of its own, for later edits,
 //! and an edit then indexes only the documents that changed.
 

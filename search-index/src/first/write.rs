@@ -12,6 +12,7 @@ use super::{
 use crate::bundle::{DocMeta, Shard};
 use crate::schema::FIRST_FIELDS;
 use crate::tokenizer::terms;
+use crate::writer::tag_text;
 use crate::Document;
 
 /// One entry's place, its count of a term in a field, and the field's length code.
@@ -33,7 +34,7 @@ fn field_texts(d: &Document) -> [Vec<String>; 3] {
     [
         d.signatures.clone(),
         vec![d.title.clone()],
-        d.tags.iter().map(|t| t.replace('-', " ")).collect(),
+        d.tags.iter().map(|t| tag_text(t)).collect(),
     ]
 }
 

@@ -19,15 +19,15 @@
    of its words over signatures, titles and tags, then its hits' titles), so the first answer
    needs a fraction of the bytes; its answers say `partial`. The full index
    (search/errata.bundle) is fetched right after and replaces it; diagnosis waits for it. A
-   site without the first-search files loads the full index at once. Every failure is answered with an error message; nothing is ever left
-   without a reply. */
+   site without the first-search files loads the full index at once. Every failure is
+   answered with an error message; nothing is ever left without a reply. */
 'use strict';
 
 var engine = null;      // {exports, memory}
-var loading = null;     // Promise<engine>: the module with a first index (shard or full)
+var loading = null;     // Promise<engine>: the module with a first index (first-search or full)
 var full = null;        // Promise<engine>: the module with the full index
 var partial = false;    // the loaded index is the first-search index
-var firstBase = null;   // URL of search/first/ while it is
+var firstBase = null;   // URL of search/first/ while the first-search index is loaded
 var loadMs = 0;
 var lastRoot = null;    // kept so a crashed engine can be reloaded
 
@@ -140,13 +140,6 @@ function loadBundle(bytes) {
   }
 }
 
-/* Opens the first-search index from its meta.json. */
-function loadFirst(bytes) {
-  var x = engine.exports;
-  var rc = withBytes(new Uint8Array(bytes), false, function (ptr, len) { return x.errata_load_first(ptr, len); });
-  parseResult(readResult(), rc);
-}
-
 /* The first-search files a search named, fetched side by side and added to the engine.
    kind 0: postings (t/N.bin), 1: entries' titles (d/N.json). */
 function addFirst(needs) {
@@ -191,9 +184,14 @@ function search(queryBytes, limit, round, settle) {
 var searching = 0;
 var pendingLoad = null;
 
+/* Runs the full index's load if it waits and no search is under way. */
+function runPendingLoad() {
+  if (!searching && pendingLoad) { var load = pendingLoad; pendingLoad = null; load(); }
+}
+
 function settleSearch() {
   searching--;
-  if (!searching && pendingLoad) { var load = pendingLoad; pendingLoad = null; load(); }
+  runPendingLoad();
 }
 
 /* The module and the first index: the first-search files if the site has them, else the
@@ -241,7 +239,7 @@ function load(root) {
     if (!(x.memory instanceof WebAssembly.Memory)) throw new Error('the search module exports no memory');
     engine = { exports: x, memory: x.memory };
     var isShard = !both[1].full;
-    if (isShard) loadFirst(both[1]); else loadBundle(both[1].full);
+    if (isShard) call('errata_load_first', new Uint8Array(both[1])); else loadBundle(both[1].full);
     partial = isShard;
     firstBase = isShard ? new URL('search/first/', base).href : null;
     loadMs = Math.round(now() - t0);
@@ -255,7 +253,7 @@ function load(root) {
 function noop() {}
 
 /* Fetches the full index once the requests already queued have been answered, and loads it
-   when it arrives: engine calls are synchronous, so it never lands inside one. */
+   when it arrives and no search is under way (see runPendingLoad). */
 function upgrade(e, fullUrl) {
   var t0;
   var done = new Promise(function (resolve) { setTimeout(resolve, 0); }).then(function () {
@@ -276,7 +274,7 @@ function upgrade(e, fullUrl) {
         partial = false;
         resolve(e);
       };
-      if (!searching) { var load = pendingLoad; pendingLoad = null; load(); }
+      runPendingLoad();
     });
   });
   done.then(function () {
