@@ -183,6 +183,7 @@ function search(queryBytes, limit, round, settle) {
    first-search files and wait for it). */
 var searching = 0;
 var pendingLoad = null;
+var fullBroken = null;  // the error the full index's bytes failed to load with
 
 /* Runs the full index's load if it waits and no search is under way. */
 function runPendingLoad() {
@@ -256,7 +257,9 @@ function noop() {}
    when it arrives and no search is under way (see runPendingLoad). */
 function upgrade(e, fullUrl) {
   var t0;
-  var done = new Promise(function (resolve) { setTimeout(resolve, 0); }).then(function () {
+  // A full index that could not be loaded is not fetched again by a restarted engine: a page
+  // that asks again after every upgrade message would otherwise restart it without end.
+  var done = fullBroken ? Promise.reject(fullBroken) : new Promise(function (resolve) { setTimeout(resolve, 0); }).then(function () {
     t0 = now();
     return fetchBytes(fullUrl, 'full search index');
   }).then(function (bytes) {
@@ -268,6 +271,7 @@ function upgrade(e, fullUrl) {
         } catch (err) {
           // A trap leaves the engine unusable: the next request starts a fresh one.
           if (engine !== e) { loading = null; full = null; }
+          fullBroken = err;
           reject(err);
           return;
         }
