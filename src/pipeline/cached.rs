@@ -15,7 +15,10 @@ use rayon::prelude::*;
 use super::{bundle_output, write_all, BuildOptions, Checked, PipelineError, Timings};
 use crate::build_cache::{self, CacheError, Key, Miss, State};
 use crate::render::{self, Output, Selection};
-use crate::search::Bundles;
+use crate::search::{Bundles, ChunkFolder};
+
+/// The folder, inside the cache folder, of the full search index's chunks.
+const CHUNK_FOLDER: &str = "search-chunks";
 use crate::write::{self, OutputLock, WriteReport};
 
 /// What the cache did for a build.
@@ -95,11 +98,13 @@ fn full(
         let mut written = written.lock().unwrap_or_else(|e| e.into_inner());
         written.push((o.path.clone(), hash));
     };
-    let report = write_all(checked, lock, options, &record, timings)?;
+    let mut search = Bundles::for_build().keeping_chunks(chunk_folder(dir, &key));
+    let report = write_all(checked, lock, options, &mut search, &record, timings)?;
     let mut state = State::new(key);
     state.record_site(&checked.site, &checked.sources);
     state.record_files(written.into_inner().unwrap_or_else(|e| e.into_inner()))?;
     state.write(dir)?;
+    drop_unused_chunks(dir, &search)?;
     timings.lap("cache written");
     Ok(report)
 }
@@ -116,18 +121,19 @@ fn patch(
 ) -> Result<(WriteReport, CacheUse), PipelineError> {
     let site = &checked.site;
     let tera = render::compile_templates(&checked.theme)?;
-    let (pages, bundles) = Bundles::for_build()
-        .shards_side_by_side()
-        .beside(site, None, || {
-            render::render_selected(
-                site,
-                &checked.theme,
-                &tera,
-                &selection,
-                &render::Memo::default(),
-                &|| {},
-            )
-        });
+    let mut search = Bundles::for_build()
+        .on_every_core()
+        .keeping_chunks(chunk_folder(dir, &state.key));
+    let (pages, bundles) = search.beside(site, None, || {
+        render::render_selected(
+            site,
+            &checked.theme,
+            &tera,
+            &selection,
+            &render::Memo::default(),
+            &|| {},
+        )
+    });
     let mut outputs = pages?;
     outputs.extend(bundles?.into_iter().map(bundle_output));
     let rendered = outputs.len();
@@ -147,7 +153,26 @@ fn patch(
     state.record_files(files.into_iter().map(|o| o.path).zip(hashes).collect())?;
     state.record_site(site, &checked.sources);
     state.write(dir)?;
+    drop_unused_chunks(dir, &search)?;
     timings.lap("cache written");
     let written = report.files;
     Ok((report, CacheUse::Hit { rendered, written }))
+}
+
+/// Where the cache in `dir` keeps the full search index's chunks, for the errata of `key`.
+fn chunk_folder(dir: &Path, key: &Key) -> ChunkFolder {
+    ChunkFolder::new(
+        &dir.join(CHUNK_FOLDER),
+        format!("{} {}", key.version, key.program),
+    )
+}
+
+/// Removes the chunks the build did not use from the cache in `dir`.
+fn drop_unused_chunks(dir: &Path, search: &Bundles) -> Result<(), CacheError> {
+    search
+        .keep_only_used_chunks()
+        .map_err(|source| CacheError::Io {
+            path: dir.join(CHUNK_FOLDER),
+            source,
+        })
 }

@@ -317,7 +317,14 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
     timings.lap("load + link");
     let (report, cache) = match &options.cache {
         None => (
-            write_all(&checked, &lock, options, &|_| {}, &mut timings)?,
+            write_all(
+                &checked,
+                &lock,
+                options,
+                &mut Bundles::for_build(),
+                &|_| {},
+                &mut timings,
+            )?,
             None,
         ),
         Some(dir) => {
@@ -341,6 +348,7 @@ fn write_all(
     checked: &Checked,
     lock: &write::OutputLock,
     options: &BuildOptions,
+    search: &mut Bundles,
     written: &(dyn Fn(&Output) + Sync),
     timings: &mut Timings,
 ) -> Result<WriteReport, PipelineError> {
@@ -353,7 +361,7 @@ fn write_all(
         written(&output);
         Ok::<(), PipelineError>(())
     };
-    let (pages, bundles) = Bundles::for_build().beside(&checked.site, None, || {
+    let (pages, bundles) = search.beside(&checked.site, None, || {
         render::render_into(
             &checked.site,
             &checked.theme,

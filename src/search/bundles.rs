@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 
 use errata_search::{LiveIndex, WriteError};
 
-use super::{document, documents, documents_on_every_core, first_files, SHARDS};
+use super::chunks::{full_bundle, ChunkFolder};
+use super::{document, documents, first_files, heads, BUNDLE_PATH, SHARDS};
 use crate::link::Site;
 
 /// One search file of the built site: a bundle, or a first-search file.
@@ -24,9 +25,11 @@ pub struct Bundle {
 pub struct Bundles {
     /// Whether to keep open indexes for edits (`errata serve`).
     keep: bool,
-    /// Whether a build makes its shards side by side rather than one after the other: for a
-    /// cached build, whose render is small, at the cost of both indexes in memory at once.
-    side_by_side: bool,
+    /// Whether a build spreads the bundles' work over every core: for a cached build, whose
+    /// render is small.
+    every_core: bool,
+    /// Where a cached build keeps the full index's chunks between builds.
+    chunks: Option<ChunkFolder>,
     live: Option<Live>,
 }
 
@@ -60,24 +63,42 @@ impl Bundles {
     pub fn for_build() -> Bundles {
         Bundles {
             keep: false,
-            side_by_side: false,
+            every_core: false,
+            chunks: None,
             live: None,
         }
     }
 
-    /// Makes a build's shards side by side, for a cached build whose render is small.
-    pub fn shards_side_by_side(self) -> Bundles {
+    /// Spreads a build's bundle work over every core, for a cached build whose render is small.
+    pub fn on_every_core(self) -> Bundles {
         Bundles {
-            side_by_side: true,
+            every_core: true,
             ..self
         }
+    }
+
+    /// Takes the full index's chunks from `folder` where it has them, and keeps the others
+    /// there, for a cached build.
+    pub fn keeping_chunks(self, folder: ChunkFolder) -> Bundles {
+        Bundles {
+            chunks: Some(folder),
+            ..self
+        }
+    }
+
+    /// Removes from the chunk folder the chunks the last build did not use.
+    pub fn keep_only_used_chunks(&self) -> std::io::Result<()> {
+        self.chunks
+            .as_ref()
+            .map_or(Ok(()), ChunkFolder::keep_only_used)
     }
 
     /// For `errata serve`: indexes kept open between calls, so an edit is quick.
     pub fn kept() -> Bundles {
         Bundles {
             keep: true,
-            side_by_side: false,
+            every_core: false,
+            chunks: None,
             live: None,
         }
     }
@@ -98,7 +119,10 @@ impl Bundles {
         };
         let (rendered, (bundles, live)) = std::thread::scope(|scope| {
             let bundles = scope.spawn(|| match edited {
-                None => (stable_bundles(site, self.side_by_side), None),
+                None => (
+                    stable_bundles(site, self.every_core, self.chunks.as_ref()),
+                    None,
+                ),
                 Some(edited) => live_bundles(live, site, edited),
             });
             let rendered = render();
@@ -118,26 +142,34 @@ impl Bundles {
     }
 }
 
-/// Every shard's bundle from every document, byte-stable.
-fn stable_bundles(site: &Site, side_by_side: bool) -> Result<Vec<Bundle>, WriteError> {
+/// The full index's bundle and the first-search files of every document, byte-stable.
+fn stable_bundles(
+    site: &Site,
+    every_core: bool,
+    folder: Option<&ChunkFolder>,
+) -> Result<Vec<Bundle>, WriteError> {
     let started = std::time::Instant::now();
-    let documents = if side_by_side {
-        documents_on_every_core(site)
-    } else {
-        documents(site)
-    };
-    let shard = |(shard, path): (errata_search::Shard, &str)| {
-        Ok::<_, WriteError>(Bundle {
-            path: path.to_string(),
-            bytes: errata_search::build_shard(&documents, shard)?,
+    let heads = heads(site, every_core);
+    let (full, first) = if every_core {
+        std::thread::scope(|scope| {
+            let first = scope.spawn(|| first_files(&heads));
+            let full = full_bundle(site, &heads, folder, true);
+            let first = first
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (full, first)
         })
-    };
-    let mut bundles = if side_by_side {
-        on_own_threads(SHARDS, shard).into_iter().collect()
     } else {
-        SHARDS.into_iter().map(shard).collect::<Result<Vec<_>, _>>()
-    }?;
-    bundles.extend(first_files(&documents)?);
+        (
+            full_bundle(site, &heads, folder, false),
+            first_files(&heads),
+        )
+    };
+    let mut bundles = vec![Bundle {
+        path: BUNDLE_PATH.to_string(),
+        bytes: full?,
+    }];
+    bundles.extend(first?);
     if std::env::var_os("ERRATA_TIMINGS").is_some() {
         eprintln!(
             "timing:   of which the search bundle: {} ms",

@@ -1,7 +1,10 @@
 //! The documents of a site, as the search engine indexes them.
 //!
 //! Takes a linked [`Site`]; yields one plain [`Document`] per entry, in the site's order: the
-//! signatures' text, the symptoms, the quick answer and the body as plain text.
+//! signatures' text, the symptoms, the quick answer and the body as plain text. The body is
+//! most of a document's bytes and all of its cost (its Markdown is parsed), so a build makes
+//! [`heads`] (all but the body) for every entry and [`with_bodies`] only for the entries it
+//! indexes, a chunk at a time.
 
 use errata_search::Document;
 use rayon::prelude::*;
@@ -13,17 +16,52 @@ pub fn documents(site: &Site) -> Vec<Document> {
     (0..site.entries.len()).map(|i| document(site, i)).collect()
 }
 
-/// [`documents`] made on every core (each body is parsed as Markdown for its plain text), for
-/// a build whose render is small; beside a whole render it only adds to the peak memory.
-pub fn documents_on_every_core(site: &Site) -> Vec<Document> {
-    (0..site.entries.len())
-        .into_par_iter()
-        .map(|i| document(site, i))
-        .collect()
+/// Every entry's document without its body, made on every core when `every_core` (as for
+/// [`with_bodies`]).
+pub fn heads(site: &Site, every_core: bool) -> Vec<Document> {
+    let entries = 0..site.entries.len();
+    if every_core {
+        entries.into_par_iter().map(|i| head(site, i)).collect()
+    } else {
+        entries.map(|i| head(site, i)).collect()
+    }
+}
+
+/// The documents of the entries in `range`, from their `heads`, with their bodies: on every
+/// core when `every_core` (for a build whose render is small; beside a whole render it would
+/// only take the cores from the pages).
+pub fn with_bodies(
+    site: &Site,
+    heads: &[Document],
+    range: std::ops::Range<usize>,
+    every_core: bool,
+) -> Vec<Document> {
+    let one = |i: usize| Document {
+        body: body(site, i),
+        ..heads[i].clone()
+    };
+    if every_core {
+        range.into_par_iter().map(one).collect()
+    } else {
+        range.map(one).collect()
+    }
 }
 
 /// What the search index holds of entry `i`.
 pub fn document(site: &Site, i: usize) -> Document {
+    Document {
+        body: body(site, i),
+        ..head(site, i)
+    }
+}
+
+/// Entry `i`'s body as the index reads it: plain text.
+fn body(site: &Site, i: usize) -> String {
+    plain_text(&site.entries[i].body)
+}
+
+/// Entry `i`'s document without its body.
+fn head(site: &Site, i: usize) -> Document {
     let e = &site.entries[i];
     Document {
         slug: e.slug.to_string(),
@@ -48,7 +86,7 @@ pub fn document(site: &Site, i: usize) -> Document {
         .map(plain_text)
         .collect::<Vec<_>>()
         .join(" "),
-        body: plain_text(&e.body),
+        body: String::new(),
         cues: errata_search::Cues {
             frames: e.cues.frames.clone(),
             lines: e.cues.lines.clone(),

@@ -9,10 +9,12 @@
 //! beside the render.
 
 mod bundles;
+mod chunks;
 mod documents;
 
 pub use bundles::{Bundle, Bundles};
-pub use documents::{document, documents, documents_on_every_core};
+pub use chunks::ChunkFolder;
+pub use documents::{document, documents, heads, with_bodies};
 
 use errata_search::Shard;
 

@@ -220,3 +220,60 @@ fn a_cache_inside_the_output_is_refused() {
         .stderr_has("is inside the output")
         .stderr_has("pick a folder outside it");
 }
+
+/// The chunk files of the full search index the cache keeps.
+fn search_chunks(site: &Site) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(site.outside("cache").join("search-chunks"))
+        .expect("the cache has a search-chunks folder")
+        .map(|e| e.expect("list the folder").path())
+        .collect();
+    files.sort();
+    files
+}
+
+/// The full search index is made from the chunks the cache keeps: a kept chunk is what the
+/// bundle is made from, a damaged one is indexed again, and an edit leaves only the chunks the
+/// build used.
+#[test]
+fn the_search_index_is_made_from_the_kept_chunks() {
+    let site = Site::new("valid-site");
+    cached_build(&site).assert_exit(0);
+    let first = search_chunks(&site);
+    assert_eq!(first.len(), 1, "a small site is one chunk: {first:?}");
+    let first_bytes = fs::read(&first[0]).expect("read the chunk");
+
+    // A damaged chunk is indexed again: the bundle, and so the site, are as before.
+    fs::write(&first[0], "not a chunk").expect("damage the chunk");
+    cached_build(&site)
+        .assert_exit(0)
+        .stderr_has("rendered again, 0 changed");
+    assert_eq!(search_chunks(&site), first);
+    assert!(
+        fs::read(&first[0]).expect("read the chunk") != b"not a chunk",
+        "the damaged chunk was not indexed again"
+    );
+
+    // An edit to an entry's signature: a new chunk, and the old one goes.
+    let entry = site.file("content/distributed/nccl-timeout.md");
+    edit(
+        &entry,
+        "Watchdog caught collective",
+        "Watchdog caught the collective",
+    );
+    cached_build(&site).assert_exit(0);
+    let second = search_chunks(&site);
+    assert_eq!(second.len(), 1);
+    assert_ne!(second, first, "the edit kept the old chunk's key");
+    assert_as_clean(&site);
+
+    // The kept chunk is what the bundle is made from: the old chunk's bytes under the new key
+    // give back the old index.
+    fs::write(&second[0], first_bytes).expect("swap the chunk");
+    let run = cached_build(&site);
+    run.assert_exit(0);
+    assert!(
+        !run.stderr.contains(", 0 changed"),
+        "the bundle did not come from the kept chunk: {}",
+        run.stderr
+    );
+}

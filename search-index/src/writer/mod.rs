@@ -1,17 +1,22 @@
 //! Indexing [`Document`]s into a bundle, natively (the tantivy writer needs threads).
 //!
-//! Takes the documents in a stable order; yields the bundle bytes. One writer thread with a
-//! large memory budget, then a merge into a single segment, so the bundle is compact and the
-//! searcher has one segment to read. [`LiveIndex`] keeps an index open for rebuilds.
+//! Takes the documents in a stable order; yields the bundle bytes. The documents are indexed in
+//! [`Chunk`]s of consecutive documents (one writer thread each), which a build cache can keep,
+//! then merged into a single segment, so the bundle is compact and the searcher has one segment
+//! to read. [`LiveIndex`] keeps an index open for rebuilds.
 //!
-//! A site ships two bundles of the same documents, one per [`Shard`]: the full index, and the
-//! signature index a browser loads first so that its first answer costs a fraction of the bytes.
+//! A site ships the full index ([`Shard::Full`]). [`Shard::First`], the signature index, is
+//! the reference the first-search files ([`crate::first`]) are tested against.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use tantivy::directory::{OwnedBytes, RamDirectory};
 use tantivy::{doc, Directory, Index, IndexWriter};
+
+mod chunks;
+
+pub use chunks::{chunk_ranges, pack_chunks, Chunk, CHUNK_DOCS};
 
 use crate::bundle::{self, DocMeta, Shard, DOCS_FILE, FIRST_FILE};
 use crate::schema::{schema, Fields};
@@ -35,28 +40,13 @@ pub fn build_bundle(documents: &[Document]) -> Result<Vec<u8>, WriteError> {
     build_shard(documents, Shard::Full)
 }
 
-/// Indexes the part of the documents that `shard` holds and packs it into one bundle.
+/// Indexes the part of the documents that `shard` holds and packs it into one bundle: in
+/// [`Chunk`]s of [`CHUNK_DOCS`], merged into one segment.
 pub fn build_shard(documents: &[Document], shard: Shard) -> Result<Vec<u8>, WriteError> {
-    let Indexed {
-        index,
-        directory,
-        writer,
-        ..
-    } = Indexed::new(documents, shard, Merges::Default)?;
-    writer.wait_merging_threads()?;
-    let docs_json = serde_json::to_vec(
-        &documents
-            .iter()
-            .map(|d| DocMeta::of(d, shard))
-            .collect::<Vec<_>>(),
-    )?;
-    pack_index(
-        &index,
-        &directory,
-        vec![&docs_json],
-        shard,
-        Some(&docs_json),
-    )
+    let chunks = chunk_ranges(documents.len())
+        .map(|range| Chunk::index(&documents[range.clone()], range.start, shard))
+        .collect::<Result<Vec<_>, _>>()?;
+    pack_chunks(&chunks, documents, shard)
 }
 
 /// An index kept open between rebuilds (by `errata serve`): the documents that changed are
@@ -85,7 +75,7 @@ impl LiveIndex {
             directory,
             fields,
             writer,
-        } = Indexed::new(documents, shard, Merges::OnlyAsked)?;
+        } = Indexed::new(documents, shard)?;
         let metadata = documents
             .iter()
             .map(|d| metadata_json(d, shard))
@@ -157,16 +147,8 @@ fn metadata_json(document: &Document, shard: Shard) -> Result<Vec<u8>, WriteErro
     Ok(serde_json::to_vec(&DocMeta::of(document, shard))?)
 }
 
-/// When tantivy may merge segments on its own.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Merges {
-    /// Its default policy.
-    Default,
-    /// Only when asked ([`merge_all`]): a live index merges after a number of edits.
-    OnlyAsked,
-}
-
-/// An index holding every document, committed and merged into one segment.
+/// An index holding every document, committed and merged into one segment, that merges again
+/// only when asked ([`merge_all`]): a live index merges after a number of edits.
 struct Indexed {
     index: Index,
     directory: RamDirectory,
@@ -175,11 +157,9 @@ struct Indexed {
 }
 
 impl Indexed {
-    fn new(documents: &[Document], shard: Shard, merges: Merges) -> Result<Indexed, WriteError> {
+    fn new(documents: &[Document], shard: Shard) -> Result<Indexed, WriteError> {
         let (index, directory, fields, mut writer) = create_index()?;
-        if merges == Merges::OnlyAsked {
-            writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-        }
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         for (ord, d) in documents.iter().enumerate() {
             writer.add_document(tantivy_document(&fields, ord, d, shard))?;
         }
@@ -262,11 +242,42 @@ fn pack_index(
     shard: Shard,
     stable: Option<&[u8]>,
 ) -> Result<Vec<u8>, WriteError> {
-    // The segment files are shared with the directory, not copied: the bundle is the one copy.
+    let files = index_files(index, directory)?;
+    let mut files = match stable {
+        Some(seed) => {
+            let segment_ids: Vec<String> = index
+                .searchable_segment_metas()?
+                .iter()
+                .map(|m| m.id().uuid_string())
+                .collect();
+            stable_segment_ids(files, &segment_ids, seed)
+        }
+        None => files,
+    };
+    files.insert(
+        ".managed.json".into(),
+        OwnedBytes::new(managed_list(&files)?),
+    );
+    let mut pieces: BTreeMap<&str, Vec<&[u8]>> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), vec![bytes.as_slice()]))
+        .collect();
+    pieces.insert(DOCS_FILE, docs);
+    if shard == Shard::First {
+        pieces.insert(FIRST_FILE, vec![br#"{"shard":"first"}"#]);
+    }
+    Ok(bundle::pack_pieces(&pieces))
+}
+
+/// The files of an index's searchable segments, with its `meta.json`. They are shared with the
+/// directory, not copied: a bundle is the one copy.
+fn index_files(
+    index: &Index,
+    directory: &RamDirectory,
+) -> Result<BTreeMap<String, OwnedBytes>, WriteError> {
     let mut files: BTreeMap<String, OwnedBytes> = BTreeMap::new();
     let mut names: Vec<String> = vec!["meta.json".into()];
-    let metas = index.searchable_segment_metas()?;
-    for meta in &metas {
+    for meta in &index.searchable_segment_metas()? {
         use tantivy::index::SegmentComponent as C;
         for component in [
             C::Postings,
@@ -300,26 +311,7 @@ fn pack_index(
             }
         }
     }
-    let mut files = match stable {
-        Some(seed) => {
-            let segment_ids: Vec<String> = metas.iter().map(|m| m.id().uuid_string()).collect();
-            stable_segment_ids(files, &segment_ids, seed)
-        }
-        None => files,
-    };
-    files.insert(
-        ".managed.json".into(),
-        OwnedBytes::new(managed_list(&files)?),
-    );
-    let mut pieces: BTreeMap<&str, Vec<&[u8]>> = files
-        .iter()
-        .map(|(name, bytes)| (name.as_str(), vec![bytes.as_slice()]))
-        .collect();
-    pieces.insert(DOCS_FILE, docs);
-    if shard == Shard::First {
-        pieces.insert(FIRST_FILE, vec![br#"{"shard":"first"}"#]);
-    }
-    Ok(bundle::pack_pieces(&pieces))
+    Ok(files)
 }
 
 /// tantivy names segments with random UUIDs; renames them to ids derived from the content
