@@ -389,11 +389,48 @@ mod tests {
 /// Prints problems as the CLI and `errata serve` do: each with its snippet on stderr, and as
 /// a GitHub Actions annotation on stdout when `GITHUB_ACTIONS=true`.
 pub fn report(problems: &[Problem], sources: &Sources) {
+    report_each(problems.iter(), sources);
+}
+
+fn report_each<'a>(problems: impl Iterator<Item = &'a Problem>, sources: &Sources) {
     let github = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     for problem in problems {
         eprint!("{}", render(problem, sources));
         if github {
             println!("{}", github_annotation(problem));
+        }
+    }
+}
+
+/// How many warnings with the same message `errata build` shows; `errata check` shows them all.
+pub const SAME_WARNINGS_SHOWN: usize = 10;
+
+/// Prints a build's problems as [`report`] does, but only the first [`SAME_WARNINGS_SHOWN`]
+/// warnings with the same message, then how many more there are: a CI log that repeats one
+/// warning for each of 10,000 entries (4 MB) hides everything else in it. Errors are all
+/// shown.
+pub fn report_build(problems: &[Problem], sources: &Sources) {
+    // Each message's count, in the order the messages first came.
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    let mut places: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let shown = problems.iter().filter(|p| {
+        if p.level == Level::Error {
+            return true;
+        }
+        let at = *places.entry(&p.message).or_insert_with(|| {
+            counts.push((&p.message, 0));
+            counts.len() - 1
+        });
+        counts[at].1 += 1;
+        counts[at].1 <= SAME_WARNINGS_SHOWN
+    });
+    report_each(shown, sources);
+    for (message, count) in counts {
+        if count > SAME_WARNINGS_SHOWN {
+            eprintln!(
+                "warning: {} more warning(s): {message} (`errata check` lists every one)",
+                count - SAME_WARNINGS_SHOWN
+            );
         }
     }
 }

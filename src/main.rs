@@ -99,7 +99,7 @@ fn build(options: &BuildOptions) -> anyhow::Result<ExitCode> {
     });
     match pipeline::build(options) {
         Ok(built) => {
-            diagnostic::report(&built.warnings, &built.sources);
+            diagnostic::report_build(&built.warnings, &built.sources);
             if let Some((old, why)) = &built.report.left_behind {
                 eprintln!(
                     "warning: the previous output, moved aside to {}, could not be removed ({why}); delete it by hand",

@@ -33,3 +33,40 @@ fn warnings_are_reported_and_strict_fails() {
 fn run_cmd(c: Command) -> Run {
     run(c)
 }
+
+/// `errata build` shows the first ten warnings with the same message and counts the rest;
+/// `errata check` lists every one.
+#[test]
+fn a_build_counts_the_same_warning_past_ten() {
+    let site = Site::new("warnings");
+    for i in 0..12 {
+        fs::write(
+            site.file(&format!("content/memory/copy-{i}.md")),
+            format!(
+                "---\ntitle: Copy {i}\ncategory: memory\nseverity: high\ntags: [shared-tag]\n\
+                 summary: A copy.\nsignatures:\n  - \"RuntimeError: copy number {i} failed\"\n---\nBody.\n"
+            ),
+        )
+        .expect("write an entry");
+    }
+    let message = "the first signature does not say where it is raised";
+    let check = site.check();
+    check.assert_exit(0);
+    let all = check.stderr.matches(message).count();
+    assert!(all >= 12, "{check}");
+
+    let build = run(site.errata("build"));
+    build.assert_exit(0);
+    let shown = build
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: content/") && l.ends_with(message))
+        .count();
+    assert_eq!(shown, 10, "{build}");
+    build.stderr_has(&format!(
+        "warning: {} more warning(s): {message} (`errata check` lists every one)",
+        all - 10
+    ));
+    // Other warnings are all shown.
+    build.stderr_has("tag `activation-memories` is close to `activation-memory`");
+}
