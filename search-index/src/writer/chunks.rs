@@ -10,13 +10,12 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::Path;
 
 use tantivy::directory::{OwnedBytes, RamDirectory};
 use tantivy::index::{Segment, SegmentReader};
-use tantivy::{Directory, Index};
+use tantivy::Index;
 
-use super::{create_index, index_files, pack_index, tantivy_document, WriteError};
+use super::{create_index, index_files, pack_index, write_file, Indexed, WriteError};
 use crate::bundle::{self, BundleError, DocMeta, Shard};
 use crate::Document;
 
@@ -41,12 +40,12 @@ impl Chunk {
     /// Indexes the part of `documents` that `shard` holds; `first` is the place of the first
     /// one in the site.
     pub fn index(documents: &[Document], first: usize, shard: Shard) -> Result<Chunk, WriteError> {
-        let (index, directory, fields, mut writer) = create_index()?;
-        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-        for (k, d) in documents.iter().enumerate() {
-            writer.add_document(tantivy_document(&fields, first + k, d, shard))?;
-        }
-        writer.commit()?;
+        let Indexed {
+            index,
+            directory,
+            writer,
+            ..
+        } = Indexed::new(documents, first, shard)?;
         writer.wait_merging_threads()?;
         Ok(Chunk {
             files: index_files(&index, &directory)?,
@@ -76,12 +75,7 @@ impl Chunk {
     fn open(&self) -> Result<(Index, RamDirectory), WriteError> {
         let directory = RamDirectory::create();
         for (name, data) in &self.files {
-            directory
-                .atomic_write(Path::new(name), data.as_slice())
-                .map_err(|e| WriteError::Read {
-                    name: name.clone(),
-                    reason: e.to_string(),
-                })?;
+            write_file(&directory, name, data.as_slice())?;
         }
         Ok((Index::open(directory.clone())?, directory))
     }
@@ -152,18 +146,13 @@ fn merge_in_order(segments: Vec<Segment>) -> Result<(Index, RamDirectory), Write
     // tantivy notes the merged segments' random ids in the payload; the bundle keeps none.
     let mut meta = index.load_metas()?;
     meta.payload = None;
-    let json = serde_json::to_vec_pretty(&meta)?;
-    directory
-        .atomic_write(Path::new("meta.json"), &json)
-        .map_err(|e| WriteError::Read {
-            name: "meta.json".into(),
-            reason: e.to_string(),
-        })?;
+    write_file(&directory, "meta.json", &serde_json::to_vec_pretty(&meta)?)?;
     Ok((Index::open(directory.clone())?, directory))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::tantivy_document;
     use super::*;
     use crate::Searcher;
 

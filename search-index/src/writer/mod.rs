@@ -74,8 +74,9 @@ impl LiveIndex {
             index,
             directory,
             fields,
-            writer,
-        } = Indexed::new(documents, shard)?;
+            mut writer,
+        } = Indexed::new(documents, 0, shard)?;
+        merge_all(&index, &mut writer)?;
         let metadata = documents
             .iter()
             .map(|d| metadata_json(d, shard))
@@ -147,8 +148,9 @@ fn metadata_json(document: &Document, shard: Shard) -> Result<Vec<u8>, WriteErro
     Ok(serde_json::to_vec(&DocMeta::of(document, shard))?)
 }
 
-/// An index holding every document, committed and merged into one segment, that merges again
-/// only when asked ([`merge_all`]): a live index merges after a number of edits.
+/// An index holding documents, committed, that merges its segments only when asked
+/// ([`merge_all`]): a live index merges after a number of edits, and a [`Chunk`]'s segments
+/// are merged in the documents' order with the other chunks'.
 struct Indexed {
     index: Index,
     directory: RamDirectory,
@@ -157,14 +159,15 @@ struct Indexed {
 }
 
 impl Indexed {
-    fn new(documents: &[Document], shard: Shard) -> Result<Indexed, WriteError> {
+    /// Indexes the part of `documents` that `shard` holds; `first` is the place of the first
+    /// one in the site.
+    fn new(documents: &[Document], first: usize, shard: Shard) -> Result<Indexed, WriteError> {
         let (index, directory, fields, mut writer) = create_index()?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-        for (ord, d) in documents.iter().enumerate() {
-            writer.add_document(tantivy_document(&fields, ord, d, shard))?;
+        for (k, d) in documents.iter().enumerate() {
+            writer.add_document(tantivy_document(&fields, first + k, d, shard))?;
         }
         writer.commit()?;
-        merge_all(&index, &mut writer)?;
         Ok(Indexed {
             index,
             directory,
@@ -267,6 +270,16 @@ fn pack_index(
         pieces.insert(FIRST_FILE, vec![br#"{"shard":"first"}"#]);
     }
     Ok(bundle::pack_pieces(&pieces))
+}
+
+/// Writes one file of an index into its in-memory directory.
+fn write_file(directory: &RamDirectory, name: &str, bytes: &[u8]) -> Result<(), WriteError> {
+    directory
+        .atomic_write(Path::new(name), bytes)
+        .map_err(|e| WriteError::Read {
+            name: name.to_owned(),
+            reason: e.to_string(),
+        })
 }
 
 /// The files of an index's searchable segments, with its `meta.json`. They are shared with the
