@@ -115,6 +115,12 @@ impl Key {
     }
 }
 
+/// What names the errata that builds, for what the cache keeps by content (the loaded
+/// entries, the search index's chunks): its version and its program.
+pub fn salt() -> String {
+    format!("{} {}", env!("CARGO_PKG_VERSION"), program_hash())
+}
+
 /// The running program's file, by its length and modification time (empty when they cannot
 /// be read: the version alone then tells builds apart). Reading the whole file would cost a
 /// cached build tens of milliseconds; a rebuilt or reinstalled errata gets a new time.

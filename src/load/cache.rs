@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::file::{load_file, FileOutcome};
+use super::stored::StoredEntries;
 use super::walk::{display_path, is_markdown, Walk};
 
 /// Files loaded before, kept by `errata serve` between rebuilds: a file whose size and
@@ -24,6 +25,8 @@ pub struct LoadCache {
     /// kept until a load gets as far as the files, so hints given while the config is broken
     /// add up.
     hint: Option<Hint>,
+    /// A cached build's entries from the build before (see [`LoadCache::with_stored`]).
+    stored: Option<StoredEntries>,
 }
 
 /// What a watcher said changed since the last load.
@@ -36,6 +39,20 @@ enum Hint {
 }
 
 impl LoadCache {
+    /// A cache for one load that takes each unchanged file's entry from `stored`, what the
+    /// cached build before kept, and keeps this load's entries in it.
+    pub fn with_stored(stored: StoredEntries) -> LoadCache {
+        LoadCache {
+            stored: Some(stored),
+            ..LoadCache::default()
+        }
+    }
+
+    /// The entries this cache's loads kept, to write for the next build.
+    pub fn take_stored(&mut self) -> Option<StoredEntries> {
+        self.stored.take()
+    }
+
     /// Tells the next load that only `paths` (as a file watcher reports them) changed. When
     /// each is a Markdown file the last load read, the next load does not walk `content/`
     /// or look at the other files again; anything else (a new, removed or renamed Markdown
@@ -71,7 +88,7 @@ impl LoadCache {
         };
         match &only {
             Some(only) => reload_only(&mut walk, only, content, &mut self.files),
-            None => reload_changed(&mut walk, content, &mut self.files),
+            None => reload_changed(&mut walk, content, &mut self.files, self.stored.as_ref()),
         }
         self.walk.insert(walk)
     }
@@ -142,15 +159,25 @@ impl FileStamp {
 /// on each rebuild).
 type FileCache = FxHashMap<PathBuf, (FileStamp, std::sync::Arc<FileOutcome>)>;
 
-/// Reads and checks one file of `content/`.
-fn read(display: &Path, path: &Path, content: &Path) -> std::sync::Arc<FileOutcome> {
+/// Reads and checks one file of `content/`, or takes its entry from `stored`.
+fn read(
+    display: &Path,
+    path: &Path,
+    content: &Path,
+    stored: Option<&StoredEntries>,
+) -> std::sync::Arc<FileOutcome> {
     let rel = path.strip_prefix(content).unwrap_or(path);
-    std::sync::Arc::new(load_file(display, rel, path))
+    std::sync::Arc::new(load_file(display, rel, path, stored))
 }
 
 /// The outcome of every file of `walk`, reading again each one whose stamp changed (or that
 /// `cache` does not have); `cache` ends up holding exactly these files.
-fn reload_changed(walk: &mut Walk, content: &Path, cache: &mut FileCache) {
+fn reload_changed(
+    walk: &mut Walk,
+    content: &Path,
+    cache: &mut FileCache,
+    stored: Option<&StoredEntries>,
+) {
     let old = std::mem::take(cache);
     let read_again = walk
         .files
@@ -160,7 +187,7 @@ fn reload_changed(walk: &mut Walk, content: &Path, cache: &mut FileCache) {
             let stamp = FileStamp::of(path);
             let outcome = match (stamp, old.get(path)) {
                 (Some(now), Some((then, outcome))) if now == *then => outcome.clone(),
-                _ => read(display, path, content),
+                _ => read(display, path, content, stored),
             };
             (stamp, outcome)
         })
@@ -191,7 +218,7 @@ fn reload_only(
             continue;
         };
         let stamp = FileStamp::of(path);
-        let outcome = read(&walk.files[i].0, path, content);
+        let outcome = read(&walk.files[i].0, path, content, None);
         match stamp {
             Some(stamp) => {
                 cache.insert(path.clone(), (stamp, outcome.clone()));

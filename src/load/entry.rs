@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
 
 use super::fields::{self, Sink};
 use super::front_matter::{RawFrontMatter, RawSignature, Spans, Split};
@@ -16,11 +17,16 @@ use super::{
 use crate::diagnostic::Problem;
 
 /// A failure entry or guide, checked field by field but not yet against other entries.
-#[derive(Debug, Clone)]
+///
+/// Its serialized form (kept by `errata build --cache`, see `super::stored`) leaves out what
+/// the file's place and text give again: the paths, the body and the spans.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
     /// The file as shown to the user, relative to the site root (`content/memory/x.md`).
+    #[serde(skip)]
     pub file: PathBuf,
     /// The file relative to `content/`, for edit links.
+    #[serde(skip)]
     pub content_path: String,
     pub slug: Slug,
     pub title: String,
@@ -43,13 +49,16 @@ pub struct Entry {
     pub references: Vec<Reference>,
     pub updated: Option<NaiveDate>,
     pub draft: bool,
+    #[serde(skip)]
     pub body: Body,
     /// The body's `[text](@/slug)` links.
     pub links: Vec<InternalLink>,
     /// The body's links and images with an unsafe scheme (`javascript:`), dropped on the page.
     pub unsafe_links: Vec<UnsafeLink>,
     /// 1-based line of the body's first line in the file.
+    #[serde(skip)]
     pub body_line: usize,
+    #[serde(skip)]
     pub spans: Spans,
 }
 
@@ -120,7 +129,7 @@ impl Leftovers {
 }
 
 /// An error text an entry explains, and where it is raised when the author said.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Signature {
     pub text: String,
     pub origin: Option<Origin>,
@@ -141,7 +150,7 @@ impl Signature {
 }
 
 /// Where a signature is raised and which versions print it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Origin {
     /// The upstream file (or file and function) that raises it.
     pub raised_in: Option<String>,
@@ -152,7 +161,7 @@ pub struct Origin {
 }
 
 /// What else in a log points at an entry: text in traceback frames and in other lines.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cues {
     pub frames: Vec<String>,
     pub lines: Vec<String>,
@@ -160,13 +169,13 @@ pub struct Cues {
     pub findings: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Symptom {
     pub symptom: String,
     pub why: String,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Reference {
     pub title: String,
     pub url: String,

@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use super::entry::check;
-use super::front_matter::{self, ParseFailure};
+use super::front_matter::{self, ParseFailure, Split};
+use super::stored::StoredEntries;
 use super::walk::io_reason;
 use super::{Entry, Leftovers, Slug};
 use crate::diagnostic::Problem;
@@ -30,7 +31,15 @@ pub(super) struct FileOutcome {
 }
 
 /// Reads, splits, parses and checks one file.
-pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome {
+///
+/// With `stored` (a cached build), a file whose bytes the last build loaded without problems
+/// takes its entry from the store instead of being parsed and checked again.
+pub(super) fn load_file(
+    display: &Path,
+    rel: &Path,
+    path: &Path,
+    stored: Option<&StoredEntries>,
+) -> FileOutcome {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -52,20 +61,26 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
         Ok(bytes) => bytes,
         Err(problem) => return failed(problem, None),
     };
-    // One copy of the text, shared by the entry's body and the problems' snippets.
-    let text: std::sync::Arc<str> = match front_matter::decode(&bytes) {
-        Ok(text) => text.into(),
-        Err(f) => return failed(at(f), None),
-    };
-    let split = match front_matter::split(text.clone()) {
-        Ok(split) => split,
-        Err(f) => return failed(at(f), Some(text)),
-    };
     let content_path = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/");
+    let key = stored.map(|s| s.key(&content_path, &bytes));
+    // One copy of the text, shared by the entry's body and the problems' snippets.
+    let text: std::sync::Arc<str> = match front_matter::decode(&bytes) {
+        Ok(text) => text.into(),
+        Err(f) => return failed(at(f), None),
+    };
+    drop(bytes);
+    let split = match front_matter::split(text.clone()) {
+        Ok(split) => split,
+        Err(f) => return failed(at(f), Some(text)),
+    };
+    let kept = stored.zip(key);
+    if let Some(entry) = kept.and_then(|(s, key)| s.entry(key, display, &content_path, &split)) {
+        return loaded(split, entry);
+    }
     let raw = match front_matter::parse(&split) {
         Ok(raw) => raw,
         Err(rejected) => {
@@ -80,13 +95,12 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
         }
     };
     match check(display, &content_path, &stem, raw, &split) {
-        Ok(entry) => FileOutcome {
-            text: Some(split.text),
-            entry: Some(std::sync::Arc::new(entry)),
-            problems: Vec::new(),
-            slug: None,
-            leftovers: None,
-        },
+        Ok(entry) => {
+            if let Some((stored, key)) = kept {
+                stored.keep(key, &entry);
+            }
+            loaded(split, entry)
+        }
         Err((problems, leftovers)) => FileOutcome {
             text: Some(split.text),
             entry: None,
@@ -94,6 +108,17 @@ pub(super) fn load_file(display: &Path, rel: &Path, path: &Path) -> FileOutcome 
             slug: leftovers.slug.clone(),
             leftovers: Some(std::sync::Arc::new(*leftovers)),
         },
+    }
+}
+
+/// The outcome of a file that loaded without problems.
+fn loaded(split: Split, entry: Entry) -> FileOutcome {
+    FileOutcome {
+        text: Some(split.text),
+        entry: Some(std::sync::Arc::new(entry)),
+        problems: Vec::new(),
+        slug: None,
+        leftovers: None,
     }
 }
 

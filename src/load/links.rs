@@ -9,7 +9,7 @@
 use pulldown_cmark::{Event, Parser, Tag};
 
 /// One `@/slug` link found in a body.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InternalLink {
     pub slug: String,
     pub anchor: Option<String>,
@@ -29,7 +29,7 @@ pub fn parse_target(dest: &str) -> Option<(&str, Option<&str>)> {
 }
 
 /// A link or image in a body whose URL's scheme is not allowed: the page drops its href.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UnsafeLink {
     pub url: String,
     /// Whether it is an image's source rather than a link's target.

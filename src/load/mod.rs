@@ -16,6 +16,7 @@ pub mod front_matter;
 mod links;
 pub mod markdown;
 pub mod reports;
+mod stored;
 pub mod theme;
 pub mod types;
 mod walk;
@@ -30,6 +31,7 @@ pub use fields::MIN_CUE_CHARS;
 pub use file::MAX_FILE_BYTES;
 pub use links::{internal_links, parse_target, safe_url, unsafe_links, InternalLink, UnsafeLink};
 pub use markdown::plain_text;
+pub use stored::{StoredEntries, STORE_FILE};
 pub use types::{Kind, Severity, Slug, Tag};
 pub use walk::display_path;
 

@@ -5,12 +5,20 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// An entry's URL name: lowercase letters, digits and single dashes.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Slug(String);
+
+impl TryFrom<String> for Slug {
+    type Error = String;
+    /// Read back (from the build cache) only as a valid slug.
+    fn try_from(raw: String) -> Result<Slug, String> {
+        Slug::parse(&raw)
+    }
+}
 
 impl Slug {
     /// Accepts only an already-clean slug (`cuda-oom`); explicit `slug:` values go through here.
@@ -65,9 +73,21 @@ impl fmt::Display for Slug {
 }
 
 /// A normalised tag: `Activation Memory`, `activation_memory` and `activation-memory` are one.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Tag(String);
+
+impl TryFrom<String> for Tag {
+    type Error = String;
+    /// Read back (from the build cache) only as a tag already in its normal form.
+    fn try_from(raw: String) -> Result<Tag, String> {
+        Tag::parse(&raw).and_then(|tag| {
+            (tag.0 == raw)
+                .then_some(tag)
+                .ok_or_else(|| format!("tag `{raw}` is not in its normal form"))
+        })
+    }
+}
 
 impl Tag {
     pub fn parse(raw: &str) -> Result<Tag, String> {
@@ -118,7 +138,7 @@ pub fn kebab(raw: &str) -> String {
 }
 
 /// How bad a failure is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Low,
@@ -146,7 +166,7 @@ impl Severity {
 }
 
 /// A failure entry explains an error; a guide teaches a tool and has no signatures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Failure,

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use super::{bundle_output, write_all, BuildOptions, Checked, PipelineError, Timings};
 use crate::build_cache::{self, CacheError, Key, Miss, State};
+use crate::load::{self, StoredEntries};
 use crate::render::{self, Output, Selection};
 use crate::search::{Bundles, ChunkFolder};
 
@@ -50,13 +51,7 @@ pub(super) fn build(
     options: &BuildOptions,
     timings: &mut Timings,
 ) -> Result<(WriteReport, CacheUse), PipelineError> {
-    if write::absolute(dir).starts_with(lock.output()) {
-        return Err(CacheError::InsideOutput {
-            cache: dir.to_owned(),
-            output: lock.output().to_owned(),
-        }
-        .into());
-    }
+    refuse_inside_output(dir, lock)?;
     let key = Key::of(
         &checked.site,
         &checked.theme,
@@ -80,6 +75,33 @@ pub(super) fn build(
             Ok((report, CacheUse::Miss(miss)))
         }
     }
+}
+
+/// A cache folder inside the output would be replaced with it.
+fn refuse_inside_output(dir: &Path, lock: &OutputLock) -> Result<(), CacheError> {
+    if write::absolute(dir).starts_with(lock.output()) {
+        return Err(CacheError::InsideOutput {
+            cache: dir.to_owned(),
+            output: lock.output().to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Writes the entries this build loaded into the cache in `dir`, on a thread of its own.
+pub(super) fn keep_entries(
+    dir: &Path,
+    lock: &OutputLock,
+    stored: StoredEntries,
+) -> Result<std::thread::JoinHandle<Result<(), CacheError>>, CacheError> {
+    refuse_inside_output(dir, lock)?;
+    let dir = dir.to_owned();
+    Ok(std::thread::spawn(move || {
+        stored.write(&dir).map_err(|source| CacheError::Io {
+            path: dir.join(load::STORE_FILE),
+            source,
+        })
+    }))
 }
 
 /// Builds everything, as without a cache, and leaves a cache of it.

@@ -7,9 +7,10 @@ mod cached;
 
 use std::path::{Path, PathBuf};
 
+use crate::build_cache;
 use crate::diagnostic::{sort_problems, Level, Problem, Sources};
 use crate::link::{self, Site};
-use crate::load::{self, LoadCache, LoadError, LoadOptions};
+use crate::load::{self, LoadCache, LoadError, LoadOptions, StoredEntries};
 use crate::render::{self, Output, RenderError, Selection};
 use crate::search::{Bundle, Bundles};
 use crate::write::{self, WriteError, WriteReport};
@@ -313,8 +314,18 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
         .clone()
         .unwrap_or_else(|| options.root.join("public"));
     let lock = write::OutputLock::acquire(&output)?;
-    let checked = check_with(&options.root, &check_options)?;
+    // With a cache folder, an unchanged file's entry comes from the build before.
+    let mut loads = match &options.cache {
+        Some(dir) => LoadCache::with_stored(StoredEntries::read(dir, build_cache::salt())),
+        None => LoadCache::default(),
+    };
+    let checked = check_cached(&options.root, &check_options, &mut loads, None)?;
     timings.lap("load + link");
+    // The entries are written for the next build while this one renders.
+    let keeping = match (&options.cache, loads.take_stored()) {
+        (Some(dir), Some(stored)) => Some(cached::keep_entries(dir, &lock, stored)?),
+        _ => None,
+    };
     let (report, cache) = match &options.cache {
         None => (
             write_all(
@@ -329,6 +340,10 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
         ),
         Some(dir) => {
             let (report, used) = cached::build(dir, &checked, &lock, options, &mut timings)?;
+            if let Some(keeping) = keeping {
+                keeping.join().unwrap_or(Ok(()))?;
+            }
+            timings.lap("loaded entries kept");
             (report, Some(used))
         }
     };

@@ -277,3 +277,36 @@ fn the_search_index_is_made_from_the_kept_chunks() {
         run.stderr
     );
 }
+
+/// The cache keeps each entry the build loaded; a damaged store is read as far as it holds,
+/// its damaged entries' files are parsed again, and the site is still a clean build's.
+#[test]
+fn a_damaged_store_of_loaded_entries_is_parsed_again() {
+    let site = Site::new("valid-site");
+    cached_build(&site).assert_exit(0);
+    let store = site.outside("cache").join("loaded-entries");
+    let bytes = fs::read(&store).expect("the cache keeps the loaded entries");
+    assert!(bytes.len() > 1000, "the store holds the entries");
+
+    // Every entry's bytes garbled, the store's framing kept.
+    let mut garbled = bytes.clone();
+    for byte in garbled.iter_mut().skip(200).step_by(97) {
+        *byte ^= 0x5a;
+    }
+    fs::write(&store, garbled).expect("damage the store");
+    let entry = site.file("content/memory/quadratic-attention.md");
+    edit(&entry, "title: ", "title: Edited ");
+    cached_build(&site)
+        .assert_exit(0)
+        .stderr_has("from the cache:");
+    assert_as_clean(&site);
+
+    // A store cut short is an empty one.
+    fs::write(&store, &bytes[..bytes.len() / 2]).expect("cut the store");
+    edit(&entry, "title: Edited ", "title: ");
+    cached_build(&site)
+        .assert_exit(0)
+        .stderr_has("from the cache:");
+    assert_as_clean(&site);
+    assert!(fs::read(&store).expect("read the store").len() > bytes.len() / 2);
+}
