@@ -8,10 +8,11 @@
 
 use std::collections::BTreeSet;
 
+use errata_search::first::FirstDocs;
 use errata_search::{LiveIndex, WriteError};
 
 use super::chunks::{full_bundle, ChunkFolder};
-use super::{document, documents, first_files, heads, BUNDLE_PATH, SHARDS};
+use super::{document, documents, first_bundles, first_files, heads, BUNDLE_PATH, SHARDS};
 use crate::link::Site;
 
 /// One search file of the built site: a bundle, or a first-search file.
@@ -33,8 +34,12 @@ pub struct Bundles {
     live: Option<Live>,
 }
 
-/// The kept-open indexes, one per shard in [`SHARDS`]' order.
-type LiveShards = Vec<LiveIndex>;
+/// The kept-open indexes, one per shard in [`SHARDS`]' order, and the documents as the
+/// first-search files need them.
+struct LiveShards {
+    shards: Vec<LiveIndex>,
+    first: FirstDocs,
+}
 
 /// The kept-open indexes, or the thread still indexing them.
 enum Live {
@@ -179,11 +184,14 @@ fn stable_bundles(
     Ok(bundles)
 }
 
-/// The live index of each shard, indexed side by side (the first edit waits for them).
+/// The live index of each shard, indexed side by side (the first edit waits for them), and
+/// the documents of the first-search files.
 fn live_shards(documents: &[errata_search::Document]) -> Result<LiveShards, WriteError> {
-    on_own_threads(SHARDS, |(shard, _)| LiveIndex::new(documents, shard))
+    let shards = on_own_threads(SHARDS, |(shard, _)| LiveIndex::new(documents, shard))
         .into_iter()
-        .collect()
+        .collect::<Result<_, _>>()?;
+    let first = FirstDocs::of(documents)?;
+    Ok(LiveShards { shards, first })
 }
 
 /// The bundles after an edit, and the live indexes to keep for the next one (none if indexing
@@ -202,31 +210,43 @@ fn live_bundles(
         }
         None => (live_shards(&documents(site)), None),
     };
-    let mut shards = match shards {
+    let LiveShards {
+        mut shards,
+        mut first,
+    } = match shards {
         Ok(shards) => shards,
         Err(e) => return (Err(e), None),
     };
-    // Each shard commits and packs on a thread of its own.
-    let packed = on_own_threads(shards.iter_mut().zip(SHARDS), |(live, (_, path))| {
-        if let Some(documents) = &edited {
-            live.replace(documents.iter().cloned())?;
-        }
-        Ok(vec![Bundle {
-            path: path.to_string(),
-            bytes: live.bundle()?,
-        }])
+    // Each shard commits and packs on a thread of its own, the first-search files on another.
+    let (packed, first_files) = std::thread::scope(|scope| {
+        let files = scope.spawn(|| {
+            if let Some(documents) = &edited {
+                first.replace(documents.iter().map(|(i, d)| (*i, d)))?;
+            }
+            first_bundles(first.files())
+        });
+        let packed = on_own_threads(shards.iter_mut().zip(SHARDS), |(live, (_, path))| {
+            if let Some(documents) = &edited {
+                live.replace(documents.iter().cloned())?;
+            }
+            Ok(vec![Bundle {
+                path: path.to_string(),
+                bytes: live.bundle()?,
+            }])
+        });
+        let files = files
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (packed, files)
     });
-    let first = shards
-        .first()
-        .map_or_else(|| Ok(Vec::new()), |live| first_files(live.documents()));
     match packed
         .into_iter()
-        .chain([first])
+        .chain([first_files])
         .collect::<Result<Vec<_>, _>>()
     {
         Ok(bundles) => (
             Ok(bundles.into_iter().flatten().collect()),
-            Some(Live::Ready(shards)),
+            Some(Live::Ready(LiveShards { shards, first })),
         ),
         Err(e) => (Err(e), None),
     }

@@ -29,7 +29,14 @@ pub const SHARDS: [(Shard, &str); 1] = [(Shard::Full, BUNDLE_PATH)];
 fn first_files(
     documents: &[errata_search::Document],
 ) -> Result<Vec<Bundle>, errata_search::WriteError> {
-    Ok(errata_search::first::files(documents)?
+    first_bundles(errata_search::first::files(documents))
+}
+
+/// The first-search files as bundles under their folder.
+fn first_bundles(
+    files: Result<Vec<(String, Vec<u8>)>, serde_json::Error>,
+) -> Result<Vec<Bundle>, errata_search::WriteError> {
+    Ok(files?
         .into_iter()
         .map(|(path, bytes)| Bundle {
             path: format!("{FIRST_FOLDER}/{path}"),

@@ -17,7 +17,7 @@ mod read;
 mod write;
 
 pub use read::{FirstAnswer, FirstSearch};
-pub use write::files;
+pub use write::{files, FirstDocs};
 
 use serde::{Deserialize, Serialize};
 

@@ -207,3 +207,24 @@ fn damaged_files_are_errors() {
     assert!(first.add_docs(0, b"[]").is_err());
     assert!(first.add_docs(0, b"not json").is_err());
 }
+
+/// The documents `errata serve` keeps between edits give the files a build gives, after
+/// documents are replaced too.
+#[test]
+fn kept_documents_give_a_builds_files_after_an_edit() {
+    let mut docs = documents(100);
+    let mut kept = FirstDocs::of(&docs).unwrap();
+    assert_eq!(kept.files().unwrap(), files(&docs).unwrap());
+    let mut edited = docs[40].clone();
+    edited.title = "expandable_segments watchdog".into();
+    edited.tags.push("pickle".into());
+    docs[40] = edited.clone();
+    docs[7].signatures.clear();
+    kept.replace([(40, &edited), (7, &docs[7]), (500, &edited)])
+        .unwrap();
+    assert_eq!(kept.files().unwrap(), files(&docs).unwrap());
+    assert_ne!(
+        FirstDocs::of(&documents(100)).unwrap().files().unwrap(),
+        kept.files().unwrap()
+    );
+}

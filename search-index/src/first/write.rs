@@ -1,8 +1,7 @@
 //! Writing the first-search files from the documents, deterministically: the same documents
 //! give the same bytes.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use tantivy::fieldnorm::FieldNormReader;
 
 use super::{
@@ -38,85 +37,184 @@ fn field_texts(d: &Document) -> [Vec<String>; 3] {
     ]
 }
 
-/// Every first-search file, as (path under the folder, bytes): `meta.json`, the terms chunks
-/// and the docs chunks.
-pub fn files(documents: &[Document]) -> Result<Vec<(String, Vec<u8>)>, serde_json::Error> {
-    let (postings, tokens) = invert(documents);
-    let chunks = chunk_count(&postings);
-    let meta = Meta {
-        format: FORMAT,
-        docs: documents.len() as u32,
-        chunks,
-        docs_per_chunk: DOCS_PER_CHUNK as u32,
-        fields: FIRST_FIELDS
-            .iter()
-            .zip(tokens)
-            .map(|((name, boost), tokens)| FieldStats {
-                name: (*name).into(),
-                boost: *boost,
-                tokens,
-            })
-            .collect(),
-    };
-    let mut out = vec![(META_FILE.to_string(), serde_json::to_vec(&meta)?)];
-    let mut by_chunk: Vec<Vec<u8>> = vec![Vec::new(); chunks as usize];
-    for (term, fields) in &postings {
-        encode_term(&mut by_chunk[chunk_of(term, chunks) as usize], term, fields);
-    }
-    out.extend(
-        by_chunk
-            .into_iter()
-            .enumerate()
-            .map(|(i, bytes)| (terms_path(i as u32), bytes)),
-    );
-    for (i, run) in documents.chunks(DOCS_PER_CHUNK).enumerate() {
-        let metas: Vec<DocMeta> = run.iter().map(|d| DocMeta::of(d, Shard::First)).collect();
-        out.push((docs_path(i as u32), serde_json::to_vec(&metas)?));
-    }
-    Ok(out)
+/// What the first-search files take from one document: per field of [`FIRST_FIELDS`], each
+/// term with its count and the field's length in tokens; and its metadata as JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FirstDoc {
+    fields: [(Vec<(String, u32)>, u32); 3],
+    meta: Vec<u8>,
 }
 
-/// Each term's postings, sorted by term, and each field's token count.
-fn invert(documents: &[Document]) -> (Vec<(String, TermPostings)>, [u64; 3]) {
-    // Gathered in a hash map and sorted once: a sorted map's lookups, a dozen string
-    // comparisons per token, were most of the time at 10,000 entries.
-    let mut postings: HashMap<String, TermPostings> = HashMap::new();
-    let mut tokens = [0u64; 3];
-    for (doc, d) in documents.iter().enumerate() {
-        for (field, texts) in field_texts(d).iter().enumerate() {
-            let mut counts: HashMap<String, u32> = HashMap::new();
+impl FirstDoc {
+    fn of(d: &Document) -> Result<FirstDoc, serde_json::Error> {
+        let fields = field_texts(d).map(|texts| {
+            let mut counts: FxHashMap<String, u32> = FxHashMap::default();
             let mut length = 0u32;
-            for text in texts {
+            for text in &texts {
                 for term in terms(text) {
                     length += 1;
                     *counts.entry(term).or_default() += 1;
                 }
             }
-            tokens[field] += u64::from(length);
-            let norm = FieldNormReader::fieldnorm_to_id(length);
-            for (term, tf) in counts {
-                let fields = postings
-                    .entry(term)
-                    .or_insert_with(|| vec![Vec::new(); FIRST_FIELDS.len()]);
-                fields[field].push(Posting {
-                    doc: doc as u32,
-                    tf,
-                    norm,
-                });
+            (counts.into_iter().collect(), length)
+        });
+        let meta = serde_json::to_vec(&DocMeta::of(d, Shard::First))?;
+        Ok(FirstDoc { fields, meta })
+    }
+}
+
+/// The documents as the first-search files need them, kept by `errata serve` between edits
+/// so that an edit tokenizes only the documents it changed.
+#[derive(Debug, Clone, Default)]
+pub struct FirstDocs {
+    docs: Vec<FirstDoc>,
+}
+
+impl FirstDocs {
+    pub fn of(documents: &[Document]) -> Result<FirstDocs, serde_json::Error> {
+        let docs = documents
+            .iter()
+            .map(FirstDoc::of)
+            .collect::<Result<_, _>>()?;
+        Ok(FirstDocs { docs })
+    }
+
+    /// Replaces the documents given by their place in the list (places past its end are
+    /// left out, as the live index does).
+    pub fn replace<'a>(
+        &mut self,
+        documents: impl IntoIterator<Item = (usize, &'a Document)>,
+    ) -> Result<(), serde_json::Error> {
+        for (place, d) in documents {
+            if let Some(old) = self.docs.get_mut(place) {
+                *old = FirstDoc::of(d)?;
             }
         }
+        Ok(())
     }
-    let mut postings: Vec<(String, TermPostings)> = postings.into_iter().collect();
-    postings.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    (postings, tokens)
+
+    /// Every first-search file, as (path under the folder, bytes).
+    pub fn files(&self) -> Result<Vec<(String, Vec<u8>)>, serde_json::Error> {
+        let mut gathered = Gathered::default();
+        for d in &self.docs {
+            let fields = (d.fields.each_ref())
+                .map(|(counts, length)| (counts.iter().map(|(t, n)| (t.as_str(), *n)), *length));
+            gathered.add(fields, &d.meta);
+        }
+        gathered.files()
+    }
+}
+
+/// Every first-search file of `documents`, as (path under the folder, bytes): each document
+/// is counted and gathered in turn, so they are never all held counted at once.
+pub fn files(documents: &[Document]) -> Result<Vec<(String, Vec<u8>)>, serde_json::Error> {
+    let mut gathered = Gathered::default();
+    for d in documents {
+        let FirstDoc { fields, meta } = FirstDoc::of(d)?;
+        gathered.add(fields.map(|(counts, length)| (counts, length)), &meta);
+    }
+    gathered.files()
+}
+
+/// The first-search files' contents, gathered one document at a time: each term's postings
+/// (keyed by `K`, an owned or borrowed term), each field's token count, and the docs chunks.
+struct Gathered<K> {
+    postings: FxHashMap<K, TermPostings>,
+    tokens: [u64; 3],
+    docs: u32,
+    /// The docs chunks, each the JSON list serde_json gives for its run of metadata.
+    doc_chunks: Vec<Vec<u8>>,
+}
+
+impl<K> Default for Gathered<K> {
+    fn default() -> Self {
+        Gathered {
+            postings: FxHashMap::default(),
+            tokens: [0; 3],
+            docs: 0,
+            doc_chunks: Vec::new(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + AsRef<str>> Gathered<K> {
+    /// Adds the next document: per field, its terms with their counts and its length; and
+    /// its metadata as JSON.
+    fn add<C: IntoIterator<Item = (K, u32)>>(&mut self, fields: [(C, u32); 3], meta: &[u8]) {
+        let doc = self.docs;
+        for (field, (counts, length)) in fields.into_iter().enumerate() {
+            self.tokens[field] += u64::from(length);
+            let norm = FieldNormReader::fieldnorm_to_id(length);
+            for (term, tf) in counts {
+                let fields = (self.postings.entry(term))
+                    .or_insert_with(|| vec![Vec::new(); FIRST_FIELDS.len()]);
+                fields[field].push(Posting { doc, tf, norm });
+            }
+        }
+        if doc as usize % DOCS_PER_CHUNK == 0 {
+            self.doc_chunks.push(vec![b'[']);
+        } else if let Some(list) = self.doc_chunks.last_mut() {
+            list.push(b',');
+        }
+        if let Some(list) = self.doc_chunks.last_mut() {
+            list.extend_from_slice(meta);
+        }
+        self.docs += 1;
+    }
+
+    /// `meta.json`, the terms chunks and the docs chunks.
+    fn files(self) -> Result<Vec<(String, Vec<u8>)>, serde_json::Error> {
+        // Gathered in a hash map and sorted once: a sorted map's lookups, a dozen string
+        // comparisons per token, were most of the time at 10,000 entries.
+        let mut postings: Vec<(K, TermPostings)> = self.postings.into_iter().collect();
+        postings.sort_unstable_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        let chunks = chunk_count(&postings);
+        let meta = Meta {
+            format: FORMAT,
+            docs: self.docs,
+            chunks,
+            docs_per_chunk: DOCS_PER_CHUNK as u32,
+            fields: FIRST_FIELDS
+                .iter()
+                .zip(self.tokens)
+                .map(|((name, boost), tokens)| FieldStats {
+                    name: (*name).into(),
+                    boost: *boost,
+                    tokens,
+                })
+                .collect(),
+        };
+        let mut out = vec![(META_FILE.to_string(), serde_json::to_vec(&meta)?)];
+        let mut by_chunk: Vec<Vec<u8>> = vec![Vec::new(); chunks as usize];
+        for (term, fields) in &postings {
+            let term = term.as_ref();
+            encode_term(&mut by_chunk[chunk_of(term, chunks) as usize], term, fields);
+        }
+        out.extend(
+            by_chunk
+                .into_iter()
+                .enumerate()
+                .map(|(i, bytes)| (terms_path(i as u32), bytes)),
+        );
+        out.extend(
+            self.doc_chunks
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut list)| {
+                    list.push(b']');
+                    (docs_path(i as u32), list)
+                }),
+        );
+        Ok(out)
+    }
 }
 
 /// Enough chunks that each holds about [`CHUNK_BYTES`] of postings.
-fn chunk_count(postings: &[(String, TermPostings)]) -> u32 {
+fn chunk_count<K: AsRef<str>>(postings: &[(K, TermPostings)]) -> u32 {
     let bytes: usize = postings
         .iter()
         .map(|(term, fields)| {
-            term.len() + 2 + fields.iter().map(|f| 2 + f.len() * 3).sum::<usize>()
+            term.as_ref().len() + 2 + fields.iter().map(|f| 2 + f.len() * 3).sum::<usize>()
         })
         .sum();
     bytes.div_ceil(CHUNK_BYTES).max(1) as u32
