@@ -27,7 +27,8 @@ for (const [what, path, query] of PAGES) {
     assert.equal(res.status(), 200);
     assert.equal(await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]') !== null), true,
       'the page sets its CSP');
-    // The engine loads (wasm under 'wasm-unsafe-eval', worker under worker-src 'self').
+    // The engine loads (wasm under 'wasm-unsafe-eval'; the worker under script-src 'self',
+    // which worker-src falls back to; its fetches under default-src 'self').
     await engineReady(page);
     if (query) {
       await searchSettled(page, query);
