@@ -101,6 +101,12 @@ impl Key {
         }
     }
 
+    /// What names the errata of this key, for what the cache keeps by content: the same
+    /// string as [`salt`] gives the running errata.
+    pub fn salt(&self) -> String {
+        format!("{} {}", self.version, self.program)
+    }
+
     /// The first part in which `self` differs from `other`.
     fn differs(&self, other: &Key) -> Option<&'static str> {
         [

@@ -1,5 +1,6 @@
 //! What `errata serve` keeps between loads: each file's outcome, the last walk, and the
-//! watcher's hints.
+//! watcher's hints; and, for one cached build, the entries the build before kept
+//! ([`super::stored`]).
 //!
 //! Takes the site root and what a file watcher reported; yields the walk with every file's
 //! outcome, reading again only the files whose size or modification time changed (or only

@@ -3,9 +3,10 @@
 //! Reads `errata.yaml` and walks `content/` (Markdown only, hidden files skipped, symlinks
 //! followed only while they stay inside the content folder, loops refused). Each file is split,
 //! its front matter parsed into a [`RawFrontMatter`] and checked into an [`Entry`] with typed
-//! values. Problems in files are collected, never fatal, so one run reports all of them; only a
-//! missing site or config is an error of its own ([`LoadError`]). This is the only stage that
-//! reads the content folder.
+//! values (or, in a cached build, taken from what the build before kept, when the file's bytes
+//! are unchanged: [`StoredEntries`]). Problems in files are collected, never fatal, so one run
+//! reports all of them; only a missing site or config is an error of its own ([`LoadError`]).
+//! This is the only stage that reads the content folder.
 
 mod cache;
 pub mod config;

@@ -40,7 +40,14 @@ pub struct StoredEntries {
     /// How many files took their entry from the store.
     hits: AtomicUsize,
     /// What this load keeps: each entry it loaded without problems.
-    kept: Mutex<Vec<(u128, Vec<u8>)>>,
+    kept: Mutex<Vec<(u128, Kept)>>,
+}
+
+/// An entry this load keeps: a record of the store as read, or one encoded now.
+#[derive(Debug)]
+enum Kept {
+    Read(Range<usize>),
+    New(Vec<u8>),
 }
 
 impl StoredEntries {
@@ -83,7 +90,7 @@ impl StoredEntries {
         split: &Split,
     ) -> Option<Entry> {
         let (range, check) = self.found.get(&key)?;
-        let record = &self.bytes[range.clone()];
+        let record = self.bytes.get(range.clone())?;
         if xxhash_rust::xxh3::xxh3_64(record) != *check {
             return None;
         }
@@ -93,7 +100,7 @@ impl StoredEntries {
         entry.body = Body::new(split.text.clone(), split.body.clone());
         entry.body_line = split.body_line;
         entry.spans = Spans::of(split);
-        self.push(key, record.to_vec());
+        self.push(key, Kept::Read(range.clone()));
         self.hits.fetch_add(1, Ordering::Relaxed);
         Some(entry)
     }
@@ -101,38 +108,51 @@ impl StoredEntries {
     /// Keeps `entry`, loaded from the file of `key` without problems, for the next build.
     pub(super) fn keep(&self, key: u128, entry: &Entry) {
         if let Ok(record) = postcard::to_allocvec(entry) {
-            self.push(key, record);
+            self.push(key, Kept::New(record));
         }
     }
 
-    fn push(&self, key: u128, record: Vec<u8>) {
+    fn push(&self, key: u128, record: Kept) {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.push((key, record));
     }
 
-    /// Writes what this load kept into the cache folder `dir`, in place of what was there.
+    /// Writes what this load kept into the cache folder `dir`, in place of what was there
+    /// (through a temporary file of this process, renamed over it).
     pub fn write(self, dir: &Path) -> std::io::Result<()> {
         let mut kept = self.kept.into_inner().unwrap_or_else(|e| e.into_inner());
         kept.sort_unstable_by_key(|(key, _)| *key);
         kept.dedup_by_key(|(key, _)| *key);
-        let size = kept.iter().map(|(_, r)| HEAD + r.len()).sum::<usize>();
-        let mut out = Vec::with_capacity(MAGIC.len() + size);
-        out.extend_from_slice(MAGIC);
-        for (key, record) in &kept {
-            let Ok(len) = u32::try_from(record.len()) else {
-                continue;
-            };
-            out.extend_from_slice(&key.to_le_bytes());
-            out.extend_from_slice(&len.to_le_bytes());
-            out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(record).to_le_bytes());
-            out.extend_from_slice(record);
-        }
         std::fs::create_dir_all(dir)?;
-        let path = dir.join(STORE_FILE);
-        let temporary = dir.join(format!("{STORE_FILE}.new"));
-        std::fs::write(&temporary, &out)?;
-        std::fs::rename(&temporary, &path)
+        let temporary = dir.join(format!("{STORE_FILE}.{}.new", std::process::id()));
+        let written = write_records(&temporary, &self.bytes, &kept)
+            .and_then(|()| std::fs::rename(&temporary, dir.join(STORE_FILE)));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+        written
     }
+}
+
+/// Writes the store's file at `path`: the layout, then each kept record.
+fn write_records(path: &Path, read: &[u8], kept: &[(u128, Kept)]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    out.write_all(MAGIC)?;
+    for (key, record) in kept {
+        let record = match record {
+            Kept::Read(range) => &read[range.clone()],
+            Kept::New(bytes) => bytes.as_slice(),
+        };
+        let Ok(len) = u32::try_from(record.len()) else {
+            continue;
+        };
+        out.write_all(&key.to_le_bytes())?;
+        out.write_all(&len.to_le_bytes())?;
+        out.write_all(&xxhash_rust::xxh3::xxh3_64(record).to_le_bytes())?;
+        out.write_all(record)?;
+    }
+    out.flush()
 }
 
 /// Where each entry of a store's bytes lies, with its hash; `None` when they are not a
@@ -165,13 +185,13 @@ mod tests {
     fn a_store_reads_back_what_was_kept_and_only_that() {
         let dir = tempfile::tempdir().unwrap();
         let first = store(dir.path());
-        first.push(1, b"one".to_vec());
-        first.push(2, b"two".to_vec());
+        first.push(1, Kept::New(b"one".to_vec()));
+        first.push(2, Kept::New(b"two".to_vec()));
         first.write(dir.path()).unwrap();
         let second = store(dir.path());
         assert_eq!(second.found.len(), 2);
         assert_eq!(&second.bytes[second.found[&2].0.clone()], b"two");
-        second.push(2, b"two".to_vec());
+        second.push(2, Kept::Read(second.found[&2].0.clone()));
         second.write(dir.path()).unwrap();
         let third = store(dir.path());
         assert_eq!(third.found.keys().collect::<Vec<_>>(), vec![&2]);
@@ -181,7 +201,7 @@ mod tests {
     fn a_cut_or_foreign_store_is_empty() {
         let dir = tempfile::tempdir().unwrap();
         let first = store(dir.path());
-        first.push(7, vec![1; 100]);
+        first.push(7, Kept::New(vec![1; 100]));
         first.write(dir.path()).unwrap();
         let path = dir.path().join(STORE_FILE);
         let bytes = std::fs::read(&path).unwrap();

@@ -4,8 +4,9 @@
 //! Takes a checked site, the locked output and the cache folder; when the cache tells what an
 //! edit changed ([`State::plan`]), renders only those pages and the site-wide files, and
 //! replaces in the output only the files whose bytes changed; otherwise builds in full as
-//! without a cache. Either way it leaves a cache for the next build, and the output is byte for
-//! byte what a clean build gives.
+//! without a cache. Either way it leaves a cache for the next build (the state, the search
+//! index's chunks, and the loaded entries, written on a thread of their own by
+//! [`keep_entries`]), and the output is byte for byte what a clean build gives.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -14,7 +15,7 @@ use rayon::prelude::*;
 
 use super::{bundle_output, write_all, BuildOptions, Checked, PipelineError, Timings};
 use crate::build_cache::{self, CacheError, Key, Miss, State};
-use crate::load::{self, StoredEntries};
+use crate::load::StoredEntries;
 use crate::render::{self, Output, Selection};
 use crate::search::{Bundles, ChunkFolder};
 
@@ -88,19 +89,18 @@ fn refuse_inside_output(dir: &Path, lock: &OutputLock) -> Result<(), CacheError>
     Ok(())
 }
 
-/// Writes the entries this build loaded into the cache in `dir`, on a thread of its own.
+/// Writes the entries this build loaded into the cache in `dir`, on a thread of its own. The
+/// store only saves the next build time, so a write that fails leaves the store as it was (or
+/// none) and does not fail the build.
 pub(super) fn keep_entries(
     dir: &Path,
     lock: &OutputLock,
     stored: StoredEntries,
-) -> Result<std::thread::JoinHandle<Result<(), CacheError>>, CacheError> {
+) -> Result<std::thread::JoinHandle<()>, CacheError> {
     refuse_inside_output(dir, lock)?;
     let dir = dir.to_owned();
     Ok(std::thread::spawn(move || {
-        stored.write(&dir).map_err(|source| CacheError::Io {
-            path: dir.join(load::STORE_FILE),
-            source,
-        })
+        let _ = stored.write(&dir);
     }))
 }
 
@@ -183,10 +183,7 @@ fn patch(
 
 /// Where the cache in `dir` keeps the full search index's chunks, for the errata of `key`.
 fn chunk_folder(dir: &Path, key: &Key) -> ChunkFolder {
-    ChunkFolder::new(
-        &dir.join(CHUNK_FOLDER),
-        format!("{} {}", key.version, key.program),
-    )
+    ChunkFolder::new(&dir.join(CHUNK_FOLDER), key.salt())
 }
 
 /// Removes the chunks the build did not use from the cache in `dir`.

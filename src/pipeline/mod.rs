@@ -326,6 +326,7 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
         (Some(dir), Some(stored)) => Some(cached::keep_entries(dir, &lock, stored)?),
         _ => None,
     };
+    drop(loads);
     let (report, cache) = match &options.cache {
         None => (
             write_all(
@@ -341,7 +342,9 @@ pub fn build(options: &BuildOptions) -> Result<Built, PipelineError> {
         Some(dir) => {
             let (report, used) = cached::build(dir, &checked, &lock, options, &mut timings)?;
             if let Some(keeping) = keeping {
-                keeping.join().unwrap_or(Ok(()))?;
+                keeping
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             }
             timings.lap("loaded entries kept");
             (report, Some(used))

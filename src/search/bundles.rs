@@ -187,11 +187,20 @@ fn stable_bundles(
 /// The live index of each shard, indexed side by side (the first edit waits for them), and
 /// the documents of the first-search files.
 fn live_shards(documents: &[errata_search::Document]) -> Result<LiveShards, WriteError> {
-    let shards = on_own_threads(SHARDS, |(shard, _)| LiveIndex::new(documents, shard))
-        .into_iter()
-        .collect::<Result<_, _>>()?;
-    let first = FirstDocs::of(documents)?;
-    Ok(LiveShards { shards, first })
+    let (shards, first) = std::thread::scope(|scope| {
+        let first = scope.spawn(|| FirstDocs::of(documents));
+        let shards = on_own_threads(SHARDS, |(shard, _)| LiveIndex::new(documents, shard))
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>();
+        let first = first
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (shards, first)
+    });
+    Ok(LiveShards {
+        shards: shards?,
+        first: first?,
+    })
 }
 
 /// The bundles after an edit, and the live indexes to keep for the next one (none if indexing

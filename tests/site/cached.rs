@@ -278,8 +278,9 @@ fn the_search_index_is_made_from_the_kept_chunks() {
     );
 }
 
-/// The cache keeps each entry the build loaded; a damaged store is read as far as it holds,
-/// its damaged entries' files are parsed again, and the site is still a clean build's.
+/// The cache keeps each entry the build loaded; a damaged store (records garbled, which may
+/// throw the whole store away, or cut short) costs only parsing again: the site is still a
+/// clean build's, and the store is written afresh.
 #[test]
 fn a_damaged_store_of_loaded_entries_is_parsed_again() {
     let site = Site::new("valid-site");
@@ -288,7 +289,7 @@ fn a_damaged_store_of_loaded_entries_is_parsed_again() {
     let bytes = fs::read(&store).expect("the cache keeps the loaded entries");
     assert!(bytes.len() > 1000, "the store holds the entries");
 
-    // Every entry's bytes garbled, the store's framing kept.
+    // Bytes all through the store garbled, its headers' and records' alike.
     let mut garbled = bytes.clone();
     for byte in garbled.iter_mut().skip(200).step_by(97) {
         *byte ^= 0x5a;

@@ -111,7 +111,7 @@ pub fn files(documents: &[Document]) -> Result<Vec<(String, Vec<u8>)>, serde_jso
     let mut gathered = Gathered::default();
     for d in documents {
         let FirstDoc { fields, meta } = FirstDoc::of(d)?;
-        gathered.add(fields.map(|(counts, length)| (counts, length)), &meta);
+        gathered.add(fields, &meta);
     }
     gathered.files()
 }
