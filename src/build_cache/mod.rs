@@ -104,7 +104,7 @@ impl Key {
     /// What names the errata of this key, for what the cache keeps by content: the same
     /// string as [`salt`] gives the running errata.
     pub fn salt(&self) -> String {
-        format!("{} {}", self.version, self.program)
+        salt_of(&self.version, &self.program)
     }
 
     /// The first part in which `self` differs from `other`.
@@ -124,7 +124,11 @@ impl Key {
 /// What names the errata that builds, for what the cache keeps by content (the loaded
 /// entries, the search index's chunks): its version and its program.
 pub fn salt() -> String {
-    format!("{} {}", env!("CARGO_PKG_VERSION"), program_hash())
+    salt_of(env!("CARGO_PKG_VERSION"), &program_hash())
+}
+
+fn salt_of(version: &str, program: &str) -> String {
+    format!("{version} {program}")
 }
 
 /// The running program's file, by its length and modification time (empty when they cannot

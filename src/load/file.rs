@@ -66,7 +66,7 @@ pub(super) fn load_file(
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/");
-    let key = stored.map(|s| s.key(&content_path, &bytes));
+    let kept = stored.map(|s| (s, s.key(&content_path, &bytes)));
     // One copy of the text, shared by the entry's body and the problems' snippets.
     let text: std::sync::Arc<str> = match front_matter::decode(&bytes) {
         Ok(text) => text.into(),
@@ -77,7 +77,6 @@ pub(super) fn load_file(
         Ok(split) => split,
         Err(f) => return failed(at(f), Some(text)),
     };
-    let kept = stored.zip(key);
     if let Some(entry) = kept.and_then(|(s, key)| s.entry(key, display, &content_path, &split)) {
         return loaded(split, entry);
     }

@@ -122,20 +122,16 @@ impl Bundles {
             Some(_) => self.live.take(),
             None => None,
         };
-        let (rendered, (bundles, live)) = std::thread::scope(|scope| {
-            let bundles = scope.spawn(|| match edited {
+        let ((bundles, live), rendered) = side_by_side(
+            || match edited {
                 None => (
                     stable_bundles(site, self.every_core, self.chunks.as_ref()),
                     None,
                 ),
                 Some(edited) => live_bundles(live, site, edited),
-            });
-            let rendered = render();
-            let bundles = bundles
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (rendered, bundles)
-        });
+            },
+            render,
+        );
         if self.keep {
             self.live = match edited {
                 None if bundles.is_ok() => Some(Live::start(site)),
@@ -155,19 +151,15 @@ fn stable_bundles(
 ) -> Result<Vec<Bundle>, WriteError> {
     let started = std::time::Instant::now();
     let heads = heads(site, every_core);
-    let (full, first) = if every_core {
-        std::thread::scope(|scope| {
-            let first = scope.spawn(|| first_files(&heads));
-            let full = full_bundle(site, &heads, folder, true);
-            let first = first
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (full, first)
-        })
+    let (first, full) = if every_core {
+        side_by_side(
+            || first_files(&heads),
+            || full_bundle(site, &heads, folder, true),
+        )
     } else {
         (
-            full_bundle(site, &heads, folder, false),
             first_files(&heads),
+            full_bundle(site, &heads, folder, false),
         )
     };
     let mut bundles = vec![Bundle {
@@ -187,16 +179,14 @@ fn stable_bundles(
 /// The live index of each shard, indexed side by side (the first edit waits for them), and
 /// the documents of the first-search files.
 fn live_shards(documents: &[errata_search::Document]) -> Result<LiveShards, WriteError> {
-    let (shards, first) = std::thread::scope(|scope| {
-        let first = scope.spawn(|| FirstDocs::of(documents));
-        let shards = on_own_threads(SHARDS, |(shard, _)| LiveIndex::new(documents, shard))
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>();
-        let first = first
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (shards, first)
-    });
+    let (first, shards) = side_by_side(
+        || FirstDocs::of(documents),
+        || {
+            on_own_threads(SHARDS, |(shard, _)| LiveIndex::new(documents, shard))
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()
+        },
+    );
     Ok(LiveShards {
         shards: shards?,
         first: first?,
@@ -227,27 +217,25 @@ fn live_bundles(
         Err(e) => return (Err(e), None),
     };
     // Each shard commits and packs on a thread of its own, the first-search files on another.
-    let (packed, first_files) = std::thread::scope(|scope| {
-        let files = scope.spawn(|| {
+    let (first_files, packed) = side_by_side(
+        || {
             if let Some(documents) = &edited {
                 first.replace(documents.iter().map(|(i, d)| (*i, d)))?;
             }
             first_bundles(first.files())
-        });
-        let packed = on_own_threads(shards.iter_mut().zip(SHARDS), |(live, (_, path))| {
-            if let Some(documents) = &edited {
-                live.replace(documents.iter().cloned())?;
-            }
-            Ok(vec![Bundle {
-                path: path.to_string(),
-                bytes: live.bundle()?,
-            }])
-        });
-        let files = files
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (packed, files)
-    });
+        },
+        || {
+            on_own_threads(shards.iter_mut().zip(SHARDS), |(live, (_, path))| {
+                if let Some(documents) = &edited {
+                    live.replace(documents.iter().cloned())?;
+                }
+                Ok(vec![Bundle {
+                    path: path.to_string(),
+                    bytes: live.bundle()?,
+                }])
+            })
+        },
+    );
     match packed
         .into_iter()
         .chain([first_files])
@@ -259,6 +247,19 @@ fn live_bundles(
         ),
         Err(e) => (Err(e), None),
     }
+}
+
+/// `there` on a thread of its own while `here` runs on this one; both results, a panic on
+/// either side raised again here.
+fn side_by_side<A: Send, B>(there: impl FnOnce() -> A + Send, here: impl FnOnce() -> B) -> (A, B) {
+    std::thread::scope(|scope| {
+        let there = scope.spawn(there);
+        let here = here();
+        let there = there
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (there, here)
+    })
 }
 
 /// `work` on each item, each on a thread of its own rather than rayon's: tantivy's commits

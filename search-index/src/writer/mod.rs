@@ -92,11 +92,6 @@ impl LiveIndex {
         })
     }
 
-    /// The documents as last replaced, in the site's order.
-    pub fn documents(&self) -> &[Document] {
-        &self.documents
-    }
-
     /// Replaces the documents given by their place in the list, where they differ from the
     /// last version (what an edit touched; the others are not compared); returns how many
     /// changed.
