@@ -4,6 +4,10 @@
 //! file's bytes, keyed by their path inside the theme. The default theme is compiled into the
 //! binary, so an installed `errata` builds any site alone. A site file with the same name as
 //! a default one replaces it.
+//!
+//! The files of the theme's `scripts/` folder are joined, in the order of their names, into
+//! one static file, `errata.js`: a page loads the theme's script in one request and one tag,
+//! while its parts stay small files a site can replace one at a time.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,9 +24,13 @@ struct DefaultTheme;
 pub struct ThemeFiles {
     /// `entry.html` -> its text.
     pub templates: BTreeMap<String, String>,
-    /// `style.css` -> its bytes (paths under `static/`).
+    /// `style.css` -> its bytes (paths under `static/`), with the joined scripts.
     pub statics: BTreeMap<String, Vec<u8>>,
 }
+
+/// The static file the theme's `scripts/` are joined into; it replaces a static file of the
+/// same name.
+pub const SCRIPTS_JOINED: &str = "errata.js";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ThemeError {
@@ -38,9 +46,10 @@ pub enum ThemeError {
 
 pub fn load_theme(site_theme: Option<&Path>) -> Result<ThemeFiles, ThemeError> {
     let mut files = ThemeFiles::default();
+    let mut scripts = BTreeMap::new();
     for path in DefaultTheme::iter() {
         if let Some(file) = DefaultTheme::get(&path) {
-            add(&mut files, &path, file.data.into_owned())?;
+            add(&mut files, &mut scripts, &path, file.data.into_owned())?;
         }
     }
     if let Some(dir) = site_theme {
@@ -59,13 +68,36 @@ pub fn load_theme(site_theme: Option<&Path>) -> Result<ThemeFiles, ThemeError> {
                 path: item.path().to_owned(),
                 source,
             })?;
-            add(&mut files, &rel, bytes)?;
+            add(&mut files, &mut scripts, &rel, bytes)?;
         }
+    }
+    if !scripts.is_empty() {
+        files
+            .statics
+            .insert(SCRIPTS_JOINED.to_owned(), join_scripts(&scripts));
     }
     Ok(files)
 }
 
-fn add(files: &mut ThemeFiles, path: &str, bytes: Vec<u8>) -> Result<(), ThemeError> {
+/// The scripts one after another, each ending in a line break; each is a self-contained
+/// function call (`(function () { ... })();`), so the join needs no separator of its own.
+fn join_scripts(scripts: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
+    let mut joined = Vec::with_capacity(scripts.values().map(|s| s.len() + 1).sum());
+    for bytes in scripts.values() {
+        joined.extend_from_slice(bytes);
+        if !bytes.ends_with(b"\n") {
+            joined.push(b'\n');
+        }
+    }
+    joined
+}
+
+fn add(
+    files: &mut ThemeFiles,
+    scripts: &mut BTreeMap<String, Vec<u8>>,
+    path: &str,
+    bytes: Vec<u8>,
+) -> Result<(), ThemeError> {
     if let Some(name) = path.strip_prefix("templates/") {
         let text = String::from_utf8(bytes).map_err(|_| ThemeError::NotUtf8 {
             name: name.to_owned(),
@@ -73,6 +105,56 @@ fn add(files: &mut ThemeFiles, path: &str, bytes: Vec<u8>) -> Result<(), ThemeEr
         files.templates.insert(name.to_owned(), text);
     } else if let Some(name) = path.strip_prefix("static/") {
         files.statics.insert(name.to_owned(), bytes);
+    } else if let Some(name) = path.strip_prefix("scripts/") {
+        if name.ends_with(".js") {
+            scripts.insert(name.to_owned(), bytes);
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joined(files: &ThemeFiles) -> String {
+        String::from_utf8(files.statics[SCRIPTS_JOINED].clone()).unwrap()
+    }
+
+    #[test]
+    fn the_default_scripts_are_joined_core_first_and_start_last() {
+        let files = load_theme(None).unwrap();
+        let js = joined(&files);
+        let parts = DefaultTheme::iter()
+            .filter(|p| p.starts_with("scripts/"))
+            .count();
+        assert_eq!(parts, 7);
+        let core = js
+            .find("window.errata = {")
+            .expect("the core part is joined");
+        let start = js.find("part 7 of 7").expect("the starting part is joined");
+        assert!(core < start && js.starts_with("/* errata default theme, part 1 of 7"));
+        let alone = |k: &String| k.starts_with("errata-") && k.ends_with(".js");
+        assert!(!files.statics.keys().any(alone), "no part is served alone");
+    }
+
+    #[test]
+    fn a_site_replaces_one_part_and_adds_another_in_name_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let scripts = tmp.path().join("scripts");
+        std::fs::create_dir_all(&scripts).unwrap();
+        std::fs::write(scripts.join("errata-site.js"), "/* the site's own */").unwrap();
+        std::fs::write(scripts.join("zz-extra.js"), "/* added */\n").unwrap();
+        std::fs::write(scripts.join("notes.txt"), "not a script").unwrap();
+        let js = joined(&load_theme(Some(tmp.path())).unwrap());
+        assert!(!js.contains("part 6 of 7"), "the default part is replaced");
+        let own = js
+            .find("/* the site's own */\n")
+            .expect("ends with a line break");
+        let added = js.find("/* added */").unwrap();
+        let start = js.find("part 7 of 7").unwrap();
+        assert!(own < start && start < added, "name order");
+        assert!(!js.contains("not a script"));
+        assert!(js.ends_with("/* added */\n"));
+    }
 }

@@ -5,7 +5,8 @@
 //! through (so it cannot inject script); links and images with a scheme other than http(s) or
 //! mailto lose their link; `[text](@/slug)` points at the entry's page; `#tag` words in text
 //! (not in code, links or headings) link to the tag page when the tag exists; headings get ids
-//! and anchor links; code blocks are highlighted at build time, within a budget for the page.
+//! (their "#" links are the theme script's); code blocks are highlighted at build time, within a
+//! budget for the page.
 
 use std::collections::HashSet;
 
@@ -211,7 +212,7 @@ impl<'a> Rewriter<'a, '_> {
         }
     }
 
-    /// Closes a heading: gives it a unique id and an anchor, and lists it in the contents.
+    /// Closes a heading: gives it a unique id and lists it in the contents.
     fn end_heading(&mut self) {
         let Some((level, explicit, inner, text)) = self.heading.take() else {
             return;
@@ -241,7 +242,9 @@ impl<'a> Rewriter<'a, '_> {
             }
         }
         let id = escape(&id);
-        self.out.push(Event::Html(format!("<h{n} id=\"{id}\"><a class=\"anchor\" href=\"#{id}\" aria-hidden=\"true\" tabindex=\"-1\">#</a>").into()));
+        // The "#" link a reader copies is added by the theme's script (errata-site.js).
+        self.out
+            .push(Event::Html(format!("<h{n} id=\"{id}\">").into()));
         self.out.extend(inner);
         self.out.push(Event::Html(format!("</h{n}>\n").into()));
     }

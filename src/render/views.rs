@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use super::markdown::{self, Links, TocItem};
 use crate::link::Site;
-use crate::load::plain_text;
 
 #[derive(Debug, Serialize)]
 pub struct SiteView<'a> {
@@ -94,8 +93,6 @@ const THREADS_SHOWN: usize = 3;
 pub struct FaqItem {
     pub question: String,
     pub answer_html: String,
-    #[serde(skip)]
-    pub answer_text: String,
 }
 
 /// A signature on the entry page, with where it is raised when the entry says.
@@ -145,7 +142,6 @@ pub struct EntryView<'a> {
     pub body_html: String,
     pub toc: Vec<TocItem>,
     pub faq: Vec<FaqItem>,
-    pub json_ld: String,
     pub related: Vec<Card<'a>>,
     pub edit_url: String,
 }
@@ -279,7 +275,6 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
     let inline = |s: &str| markdown::render_inline_in(s, &links, &budget);
     let faq = faq(site, index, &links, &budget);
     let url = site.entry_url(index);
-    let json_ld = json_ld(&faq);
     EntryView {
         title: &e.title,
         slug: e.slug.as_str(),
@@ -332,7 +327,6 @@ pub fn entry_view<'a>(site: &'a Site, index: usize, root: &str) -> EntryView<'a>
         body_html: body.html,
         toc: body.toc,
         faq,
-        json_ld,
         related: site.related[index].iter().map(|&j| card(site, j)).collect(),
         edit_url: site
             .config
@@ -363,7 +357,6 @@ fn faq(
         items.push(FaqItem {
             question,
             answer_html: markdown::render_inline_in(&answer_md, links, budget),
-            answer_text: plain_text(&answer_md),
         });
     };
     let name = e.title.trim_end_matches('.');
@@ -400,23 +393,4 @@ fn faq(
         );
     }
     items
-}
-
-/// schema.org FAQPage JSON-LD, safe to place inside a `<script type="application/ld+json">`.
-fn json_ld(faq: &[FaqItem]) -> String {
-    let value = serde_json::json!({
-        "@context": "https://schema.org",
-        "@type": "FAQPage",
-        "mainEntity": faq.iter().map(|f| serde_json::json!({
-            "@type": "Question",
-            "name": f.question,
-            "acceptedAnswer": { "@type": "Answer", "text": f.answer_text },
-        })).collect::<Vec<_>>(),
-    });
-    // `<`, `>` and `&` escaped so no string can close the script element.
-    serde_json::to_string(&value)
-        .unwrap_or_default()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
 }

@@ -73,13 +73,51 @@ test('an FAQ question shows a chevron that turns when it opens', { timeout: 6000
   const { page, errors, url } = await openPage(env, t);
   await page.goto(url(ENTRY));
   const chevron = () => page.evaluate(() => {
-    const s = getComputedStyle(document.querySelector('.faq-item > summary'), '::after');
+    const s = getComputedStyle(document.querySelector('.faq > details > summary'), '::after');
     return { border: s.borderRightStyle, transform: s.transform };
   });
   const closed = await chevron();
   assert.equal(closed.border, 'solid', 'the chevron is drawn');
-  await page.click('.faq-item > summary');
+  await page.click('.faq > details > summary');
   const open = await chevron();
   assert.notEqual(open.transform, closed.transform, 'it turns when the question opens');
+  assert.deepEqual(errors, []);
+});
+
+test("the script makes the contents, the headings' links and the copy buttons from the page", { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  await page.goto(url(ENTRY));
+  const got = await page.evaluate(() => ({
+    // Every section heading but the affected systems, and the body's h2 and h3, in order.
+    headings: [...document.querySelectorAll('.entry h2[id], .entry-body h3[id]')]
+      .filter((h) => h.id !== 'affects' && !h.closest('nav')).map((h) => '#' + h.id),
+    toc: [...document.querySelectorAll('nav.toc .toc-list a')].map((a) => a.getAttribute('href')),
+    tocTitle: document.querySelector('nav.toc #toc-title')?.textContent,
+    bodyHeadings: document.querySelectorAll('.entry-body :is(h2, h3)[id]').length,
+    anchors: [...document.querySelectorAll('.entry-body :is(h2, h3)[id] > a.anchor:first-child')]
+      .map((a) => a.getAttribute('href') === '#' + a.parentElement.id && a.getAttribute('aria-hidden') === 'true'),
+    signatures: document.querySelectorAll('li.signature').length,
+    buttons: document.querySelectorAll('li.signature > code + button.copy').length,
+  }));
+  assert.ok(got.toc.length >= 8, `${got.toc}`);
+  assert.deepEqual(got.toc, got.headings);
+  assert.equal(got.tocTitle, 'On this page');
+  assert.ok(got.bodyHeadings > 0);
+  assert.deepEqual(got.anchors, Array(got.bodyHeadings).fill(true));
+  assert.ok(got.signatures > 0);
+  assert.equal(got.buttons, got.signatures, 'one copy button after each signature');
+  assert.deepEqual(errors, []);
+});
+
+test('without scripts the empty contents take no room; badges still say what they are', { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t, { javaScriptEnabled: false });
+  await page.goto(url(ENTRY));
+  const toc = await page.evaluate(() => document.querySelector('nav.toc').getBoundingClientRect().height);
+  assert.equal(toc, 0);
+  // A screen reader hears "Severity: high" and "Category: Memory": the words are in the
+  // badges' ::before, which the accessibility tree holds.
+  const tree = await page.locator('.entry-head .badges').ariaSnapshot();
+  assert.match(tree, /Category: Memory/);
+  assert.match(tree, /Severity: (low|medium|high|critical)/);
   assert.deepEqual(errors, []);
 });

@@ -29,9 +29,7 @@ test('a query with markup in the address stays text', { timeout: 60000 }, async 
   const r = await injected(page);
   assert.equal(r.xss, undefined);
   assert.deepEqual(r.elements, []);
-  assert.deepEqual(r.scripts, ['../static/theme-init.js', '../static/errata-core.js', '../static/errata-site.js',
-    '../static/errata-degraded.js', '../static/errata-engine.js', '../static/errata-results.js',
-    '../static/errata-diagnosis.js', '../static/errata.js']);
+  assert.deepEqual(r.scripts, ['../static/theme-init.js', '../static/errata.js']);
   assert.deepEqual(r.images, ['../static/favicon.svg']);
   assert.equal(await page.inputValue('#search-input'), PAYLOAD, 'the query is kept as typed');
   // The status quotes the query as text.

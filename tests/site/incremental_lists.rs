@@ -32,9 +32,16 @@ fn assert_pager_links_resolve(
 
 /// The cards of one list page, as the entry URLs they link, in order.
 fn card_links(html: &str) -> Vec<String> {
-    html.split("class=\"card-link\" href=\"")
+    // A card's first link is its title's.
+    html.split("<article class=\"card")
         .skip(1)
-        .map(|rest| rest.split('"').next().unwrap().to_owned())
+        .map(|card| {
+            let rest = card
+                .split_once("href=\"")
+                .expect("a card links its entry")
+                .1;
+            rest.split('"').next().unwrap().to_owned()
+        })
         .collect()
 }
 

@@ -59,7 +59,7 @@ fn writes_every_page_and_feed() {
             "opensearch.xml",
             "entries.json",
             "static/style.css",
-            "static/highlight.css",
+            "static/errata.js",
         ]
         .map(String::from),
     );
@@ -79,10 +79,15 @@ fn writes_every_page_and_feed() {
         !public.join("memory/draft-entry").exists(),
         "a draft was built without --drafts"
     );
+    // One stylesheet: the theme's, then the highlighting rules generated from the palette.
+    let css = read(&public.join("static/style.css"));
+    let theirs = css.find(".card {").expect("the theme's rules");
+    let keywords = css.find("pre.highlight .k {").expect("a rule for keywords");
     assert!(
-        read(&public.join("static/highlight.css")).contains("pre.highlight .k {"),
-        "highlight.css has no rule for keywords"
+        theirs < keywords,
+        "the generated rules come after the theme's own"
     );
+    assert!(!public.join("static/highlight.css").exists());
     assert!(read(&public.join("404.html")).contains("Page not found"));
     assert!(read(&public.join("search/index.html")).contains("class=\"search-form\""));
     let home = read(&public.join("index.html"));
@@ -210,7 +215,7 @@ fn entry_page_has_its_sections() {
     let origin = between(&html, "<p class=\"signature-origin\">", "</p>");
     assert_eq!(
         origin,
-        "Raised in <a href=\"https://github.com/pytorch/pytorch/blob/v2.5.0/c10/cuda/CUDACachingAllocator.cpp\" rel=\"nofollow noopener\">c10/cuda/CUDACachingAllocator.cpp</a>, PyTorch 2.1 and later (<code>torch.OutOfMemoryError</code>)."
+        "Raised in <a href=\"https://github.com/pytorch/pytorch/blob/v2.5.0/c10/cuda/CUDACachingAllocator.cpp\" rel=\"nofollow\">c10/cuda/CUDACachingAllocator.cpp</a>, PyTorch 2.1 and later (<code>torch.OutOfMemoryError</code>)."
     );
     assert!(
         html.contains("<code>model.gradient_checkpointing_enable()</code>"),
@@ -222,20 +227,38 @@ fn entry_page_has_its_sections() {
     );
 }
 
-/// The entry page's JSON-LD, canonical URL, edit link and breadcrumbs.
+/// The entry page's FAQPage microdata, canonical URL, edit link and breadcrumbs.
 #[test]
 fn entry_page_has_its_metadata_and_links() {
     let (_site, public) = built();
     let html = read(&public.join(SPIKE));
-    // FAQPage JSON-LD that parses.
-    let json = between(&html, "<script type=\"application/ld+json\">", "</script>");
-    let ld: serde_json::Value = serde_json::from_str(json)
-        .unwrap_or_else(|e| panic!("JSON-LD does not parse: {e}\n{json}"));
-    assert_eq!(ld["@type"], "FAQPage");
-    assert_eq!(ld["@context"], "https://schema.org");
-    let questions = ld["mainEntity"].as_array().expect("mainEntity is a list");
-    assert!(!questions.is_empty());
-    assert_eq!(questions[0]["name"], "What is Activation Memory Spike?");
+    // The visible FAQ is the page's schema.org FAQPage: each question a Question with its
+    // name, each answer an Answer with its text, inside the FAQPage's scope.
+    let faq = between(
+        &html,
+        "<div class=\"faq\" itemscope itemtype=\"https://schema.org/FAQPage\">",
+        "</section>",
+    );
+    let questions = faq
+        .matches(
+            "<details itemprop=\"mainEntity\" itemscope itemtype=\"https://schema.org/Question\">",
+        )
+        .count();
+    assert!(questions >= 4, "{faq}");
+    assert_eq!(
+        faq.matches("<summary itemprop=\"name\">").count(),
+        questions
+    );
+    assert_eq!(
+        faq.matches("<div itemprop=\"acceptedAnswer\" itemscope itemtype=\"https://schema.org/Answer\"><div class=\"prose\" itemprop=\"text\">")
+            .count(),
+        questions
+    );
+    assert!(faq.contains("<summary itemprop=\"name\">What is Activation Memory Spike?</summary>"));
+    assert!(
+        !html.contains("application/ld+json"),
+        "the FAQ is not held twice"
+    );
 
     // Canonical URL, edit link, breadcrumbs.
     let links = hrefs(&html);

@@ -1,21 +1,24 @@
-/* errata default theme, script 1 of 7: the namespace and the helpers every part uses.
+/* errata default theme, part 1 of 7: the namespace and the helpers every part uses.
 
-   The theme's scripts are classic scripts loaded with `defer`, in this order (base.html):
+   The theme's scripts are the files of its scripts/ folder, joined in the order of their
+   names into static/errata.js when the site is built (one request, one script tag in
+   base.html, loaded with `defer`):
      errata-core.js       window.errata and the shared helpers below (no state)
-     errata-site.js       the site's small behaviours: theme toggle, copy buttons, "/" key,
-                          announcements (errata.announce, errata.initSite)
      errata-degraded.js   DEGRADED MODE: the plain word search over entries.json used when
                           the WebAssembly module cannot run (errata.DegradedSearch)
+     errata-diagnosis.js  the log-diagnosis view (errata.DiagnosisView)
      errata-engine.js     the client of static/search-worker.js, the search client that picks
                           the engine or the degraded mode, and the tests' hook
                           window.errataSearch (errata.Engine, errata.SearchClient,
                           errata.installHook)
      errata-results.js    the search results view (errata.ResultsView)
-     errata-diagnosis.js  the log-diagnosis view (errata.DiagnosisView)
-     errata.js            starts everything: builds the parts and wires the search box
-   Each file only defines things on window.errata; errata.js runs them. No framework, no
-   build step, ES2019. Data-derived text only ever goes through textContent / setAttribute,
-   never innerHTML. */
+     errata-site.js       the site's small behaviours: theme toggle, copy buttons, "/" key,
+                          announcements (errata.announce, errata.initSite)
+     errata-start.js      starts everything: builds the parts and wires the search box
+   Each file only defines things on window.errata, using only this file's helpers at its
+   top level; errata-start.js runs them. No framework; the join is the only build step;
+   ES2019. Data-derived text only ever goes through textContent / setAttribute, never
+   innerHTML. */
 (function () {
   'use strict';
 
@@ -92,10 +95,8 @@
   function sevBadge(sev) {
     sev = String(sev || '').toLowerCase();
     if (!/^[a-z]+$/.test(sev)) return null;
-    var b = el('span', 'badge sev sev-' + sev);
-    b.appendChild(el('span', 'visually-hidden', 'Severity: '));
-    b.appendChild(doc.createTextNode(sev));
-    return b;
+    /* The same one span as a page's badge: style.css gives it its dot and "Severity: ". */
+    return el('span', 'sev-' + sev, sev);
   }
 
   /* The severity and category badges of a search hit or a diagnosed entry. */
@@ -104,10 +105,7 @@
     var sev = sevBadge(item.severity);
     if (sev) box.appendChild(sev);
     if (item.category) {
-      var c = el('span', 'badge cat');
-      c.appendChild(el('span', 'visually-hidden', 'Category: '));
-      c.appendChild(doc.createTextNode(String(item.category)));
-      box.appendChild(c);
+      box.appendChild(el('span', 'badge cat', item.category));
     }
     return box;
   }

@@ -1,4 +1,4 @@
-/* errata default theme, script 3 of 7: DEGRADED MODE.
+/* errata default theme, part 2 of 7: DEGRADED MODE.
 
    When the WebAssembly search module cannot run (no Web Workers or WebAssembly in this
    browser, the module or the index cannot be fetched or loaded, the worker crashed before

@@ -1,4 +1,4 @@
-/* errata default theme, script 7 of 7: starts the page.
+/* errata default theme, part 7 of 7: starts the page.
 
    Builds the parts the other scripts define on window.errata and wires the search box,
    which both views share: typing goes to the results view, a log (pasted, or typed over two

@@ -1,10 +1,10 @@
-/* errata default theme, script 5 of 7: the search results view.
+/* errata default theme, part 5 of 7: the search results view.
 
    errata.ResultsView owns #search-results: it runs a query (debounced while typing) through
    the search client, renders the hits in the engine's order with the query's words in
    <mark>, keeps the status line, moves the active result with the arrow keys, answers and
    updates the search page's ?q=, and asks again when the full index replaces the
-   first-search shard. Made and wired by errata.js. */
+   first-search shard. Made and wired by errata-start.js. */
 (function () {
   'use strict';
 

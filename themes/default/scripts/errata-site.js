@@ -1,7 +1,7 @@
-/* errata default theme, script 2 of 7: the site's small behaviours, on every page.
-   Live announcements (errata.announce, also used by the search views), copy buttons and
-   code-block headers, the theme toggle, the current-page state of the navigation, the "/"
-   shortcut and Enter in the search box. errata.initSite() starts them (from errata.js). */
+/* errata default theme, part 6 of 7: the site's small behaviours, on every page.
+   Live announcements (errata.announce, also used by the search views), an entry's table of
+   contents, copy buttons and code-block headers, the theme toggle, the current-page state of
+   the navigation, the "/" shortcut and Enter in the search box. errata.initSite() starts them (from errata-start.js). */
 (function () {
   'use strict';
 
@@ -13,8 +13,9 @@
   var THEME_KEY = 'errata-theme';
 
   /* ---------- live announcements ---------- */
-  /* One polite status region (#a11y-status, made if missing); a new message replaces the
-     last after 50 ms, so that screen readers hear it even when the text is the same. */
+  /* One polite status region (#a11y-status, made when the page starts, so that it is in the
+     page before its first message); a new message replaces the last after 50 ms, so that
+     screen readers hear it even when the text is the same. */
   function Announcer() {
     this.timer = null;
   }
@@ -108,6 +109,76 @@
     });
   }
 
+  function copyButton(cls, label) {
+    var btn = el('button', cls, 'Copy');
+    btn.type = 'button';
+    if (label) btn.setAttribute('aria-label', label);
+    return btn;
+  }
+
+  /* A signature's Copy button: made here, as it copies only with this script running. */
+  function initSignatureButtons() {
+    var codes = doc.querySelectorAll('.signature > code:first-child');
+    for (var i = 0; i < codes.length; i++) {
+      var code = codes[i];
+      var next = code.nextElementSibling;
+      if (next && next.classList.contains('copy')) continue;
+      code.parentNode.insertBefore(copyButton('copy', null), next);
+    }
+  }
+
+  /* ---------- headings' links ---------- */
+  /* A "#" link in front of each heading of an entry's text, to link to that part (shown on
+     hover): made here rather than held in every page. */
+  function initAnchors() {
+    var heads = doc.querySelectorAll('.prose :is(h2, h3, h4)[id]');
+    for (var i = 0; i < heads.length; i++) {
+      var h = heads[i];
+      var first = h.firstElementChild;
+      if (first && first.classList.contains('anchor')) continue;
+      var a = el('a', 'anchor', '#');
+      a.href = '#' + h.id;
+      a.setAttribute('aria-hidden', 'true');
+      a.tabIndex = -1;
+      h.insertBefore(a, h.firstChild);
+    }
+  }
+
+  /* ---------- table of contents ---------- */
+  /* An entry page's table of contents, made from its headings (the page holds an empty
+     nav.toc): the fields' sections and the body's h2 and h3, in the page's order. The
+     affected systems are a short list, not a section to go to. */
+  function headingText(h) {
+    var text = '';
+    for (var n = h.firstChild; n; n = n.nextSibling) {
+      if (!(n.classList && n.classList.contains('anchor'))) text += n.textContent;
+    }
+    return text.trim();
+  }
+
+  function initToc() {
+    var nav = doc.querySelector('nav.toc');
+    if (!nav || nav.firstChild) return;
+    var list = el('ol', 'toc-list');
+    var heads = doc.querySelectorAll('.entry h2[id], .entry-body h3[id]');
+    for (var i = 0; i < heads.length; i++) {
+      var h = heads[i];
+      if (h.id === 'affects' || nav.contains(h)) continue;
+      var li = el('li', h.tagName === 'H3' ? 'toc-l3' : 'toc-l2');
+      var a = el('a', null, headingText(h));
+      a.href = '#' + h.id;
+      li.appendChild(a);
+      list.appendChild(li);
+    }
+    if (!list.firstChild) return;
+    var inner = el('div', 'toc-inner');
+    var title = el('h2', 'toc-title', 'On this page');
+    title.id = 'toc-title';
+    inner.appendChild(title);
+    inner.appendChild(list);
+    nav.appendChild(inner);
+  }
+
   function initCodeBlocks() {
     var pres = doc.querySelectorAll('pre.highlight');
     for (var i = 0; i < pres.length; i++) {
@@ -116,11 +187,7 @@
       var wrap = el('div', 'code-block');
       var head = el('div', 'code-head');
       var lang = el('span', 'code-lang', pre.getAttribute('data-lang') || '');
-      var btn = doc.createElement('button');
-      btn.type = 'button';
-      btn.className = 'copy copy-code';
-      btn.textContent = 'Copy';
-      btn.setAttribute('aria-label', 'Copy code');
+      var btn = copyButton('copy copy-code', 'Copy code');
       head.appendChild(lang);
       head.appendChild(btn);
       pre.parentNode.insertBefore(wrap, pre);
@@ -229,7 +296,11 @@
 
   /* Each behaviour on its own: one that fails leaves the others working. */
   function initSite() {
+    safe('announcements', function () { announcer.region(); });
     safe('copy', initCopy);
+    safe('toc', initToc);
+    safe('anchors', initAnchors);
+    safe('signature buttons', initSignatureButtons);
     safe('code blocks', initCodeBlocks);
     safe('theme', initTheme);
     safe('nav', initNav);

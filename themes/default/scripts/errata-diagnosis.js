@@ -1,10 +1,10 @@
-/* errata default theme, script 6 of 7: the log-diagnosis view.
+/* errata default theme, part 3 of 7: the log-diagnosis view.
 
    errata.DiagnosisView owns #diagnosis and the progress line: it takes a log from a paste
    into the search box, a dropped file, the file input or a sample button, sends it to the
    engine (never to the DEGRADED MODE, which cannot diagnose), shows the progress and the
    Cancel button, and renders the diagnosis or why there is none. Made and wired by
-   errata.js. */
+   errata-start.js. */
 (function () {
   'use strict';
 

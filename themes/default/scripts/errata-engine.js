@@ -1,4 +1,4 @@
-/* errata default theme, script 4 of 7: the search engine client.
+/* errata default theme, part 4 of 7: the search engine client.
 
    errata.Engine      talks to the WebAssembly engine in static/search-worker.js (the message
                       protocol is described at the top of that file): starts the worker,
