@@ -7,9 +7,9 @@
 // and marks each entry page's <main> with data-pagefind-body (so Pagefind indexes the entries,
 // as errata does, not the tag and list pages), runs Pagefind on the copy, then compares:
 //   index build time (errata: its search-bundle step; Pagefind: its whole run), index size on
-//   disk, bytes a browser downloads for its first search (search code: the module and every
-//   errata*.js the page loads, + what the first answer needs: errata's first-search files, the
-//   full index held back until that answer; gzip, each file counted at the smaller of raw and
+//   disk, bytes a browser downloads for its first search (search code: the module,
+//   errata.js (the theme's parts joined) and search-worker.js, + what the first answer
+//   needs: errata's first-search files, the full index held back until that answer; gzip, each file counted at the smaller of raw and
 //   gzip since Pagefind's files come compressed already), the same without the module (a
 //   browser that has it cached),
 //   bytes for each later query, and query time in the page (median over queries already loaded).
@@ -160,7 +160,7 @@ console.log(`command: ${cmd}`);
 const resultsPath = join(here, 'results.md');
 const section = `<!-- ${cmd} -->\n## Search at ${n.toLocaleString('en-US')} entries: errata and Pagefind\n\n` +
   'Headless Chromium (Debian), one run; query time is the median over the queries already loaded. ' +
-  'errata\'s first search counts the module, every errata*.js the page loads, and the first-search ' +
+  'errata\'s first search counts the module, the page\'s script (static/errata.js, the theme\'s parts joined) and the worker\'s, and the first-search ' +
   'files the query fetched, with the full index held back until the first answer came; the full ' +
   'index is a later row. "Module already cached" leaves out the WebAssembly module (errata\'s ' +
   'errata-search.wasm, Pagefind\'s wasm.*.pagefind).\n\n' +
