@@ -162,7 +162,7 @@ impl<'a> Renderer<'a> {
         let e = &site.entries[i];
         let mut view = entry_view(site, i, &root);
         for (card, &j) in view.related.iter_mut().zip(&site.related[i]) {
-            card.html = self.cards().html(self.tera, site, j, card, &root, 3)?;
+            card.html = self.cards().html(self.tera, site, j, &root, 3)?;
         }
         let crumbs = vec![
             self.home.clone(),

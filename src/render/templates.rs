@@ -104,13 +104,12 @@ impl Basis {
 }
 
 impl CardMemo {
-    /// `card` (entry `index`) as HTML for a page at `root` with an `h{level}` title.
+    /// Entry `index`'s card as HTML for a page at `root` with an `h{level}` title.
     pub(super) fn html(
         &self,
         tera: &Tera,
         site: &Site,
         index: usize,
-        card: &views::Card<'_>,
         root: &str,
         level: u8,
     ) -> Result<String, RenderError> {
@@ -127,8 +126,9 @@ impl CardMemo {
             name: "macros.html".into(),
             message: tera_message(&e),
         };
+        let card = views::card(site, index).with_tags(site, index);
         let mut ctx = serde_json::Map::new();
-        ctx.insert("entry".into(), value(card));
+        ctx.insert("entry".into(), value(&card));
         ctx.insert("root".into(), tera::Value::String(root.to_owned()));
         ctx.insert("level".into(), tera::Value::from(level));
         let ctx = Context::from_value(tera::Value::Object(ctx)).map_err(failed)?;
@@ -153,7 +153,7 @@ impl CardMemo {
         list.iter()
             .map(|&i| {
                 let mut c = views::card(site, i);
-                c.html = self.html(tera, site, i, &c, root, level)?;
+                c.html = self.html(tera, site, i, root, level)?;
                 Ok(c)
             })
             .collect()

@@ -499,3 +499,36 @@ fn a_themes_card_macro_draws_every_card() {
         assert!(site.contains_key(&format!("{target}index.html")), "{link}");
     }
 }
+
+/// The card macro gets each card's tags, though a list page's context leaves them out (they
+/// cost a seventh of a large build, and the default card shows none).
+#[test]
+fn a_themes_card_macro_gets_the_cards_tags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_site(root);
+    card_theme(root, "data-card");
+    let macros = root.join("themes/custom/templates/macros.html");
+    let ours = fs::read_to_string(&macros).unwrap().replacen(
+        "<article data-card=",
+        "<article data-tags=\"{% for t in entry.tags %}{{ t.name }} {% endfor %}\" data-card=",
+        1,
+    );
+    assert!(ours.contains("data-tags="));
+    fs::write(&macros, ours).unwrap();
+    let site = full(root);
+    let html = String::from_utf8(site["failures/index.html"].clone()).unwrap();
+    let tags: Vec<&str> = html
+        .split("data-tags=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert_eq!(tags.len(), 4, "{tags:?}");
+    for t in tags {
+        assert_eq!(
+            t.split_whitespace().count(),
+            2,
+            "each entry has two tags: {t:?}"
+        );
+    }
+}
