@@ -30,7 +30,7 @@ pub struct ThemeFiles {
 
 /// The static file the theme's `scripts/` are joined into; it replaces a static file of the
 /// same name.
-pub const SCRIPTS_JOINED: &str = "errata.js";
+const SCRIPTS_JOINED: &str = "errata.js";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ThemeError {
