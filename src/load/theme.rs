@@ -79,6 +79,17 @@ pub fn load_theme(site_theme: Option<&Path>) -> Result<ThemeFiles, ThemeError> {
     Ok(files)
 }
 
+impl ThemeFiles {
+    /// Whether template `name` is the default theme's own: no site file replaced it.
+    pub fn is_default_template(&self, name: &str) -> bool {
+        let default = DefaultTheme::get(&format!("templates/{name}"));
+        match (self.templates.get(name), default) {
+            (Some(text), Some(file)) => text.as_bytes() == &*file.data,
+            _ => false,
+        }
+    }
+}
+
 /// The scripts one after another, each ending in a line break; each is a self-contained
 /// function call (`(function () { ... })();`), so the join needs no separator of its own.
 fn join_scripts(scripts: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
@@ -119,6 +130,18 @@ mod tests {
 
     fn joined(files: &ThemeFiles) -> String {
         String::from_utf8(files.statics[SCRIPTS_JOINED].clone()).unwrap()
+    }
+
+    #[test]
+    fn a_replaced_template_is_not_the_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("templates")).unwrap();
+        std::fs::write(dir.path().join("templates/entry.html"), "{{ entry.title }}").unwrap();
+        let files = load_theme(Some(dir.path())).unwrap();
+        assert!(!files.is_default_template("entry.html"));
+        assert!(files.is_default_template("base.html"));
+        assert!(!files.is_default_template("no-such.html"));
+        assert!(load_theme(None).unwrap().is_default_template("entry.html"));
     }
 
     #[test]

@@ -174,7 +174,8 @@ pub fn render_into<E: From<RenderError> + Send>(
     tick: &(dyn Fn() + Sync),
     put: &(dyn Fn(Output) -> Result<(), E> + Sync),
 ) -> Result<(), E> {
-    pages::Renderer::new(site, tera, memo, tick).pages(selection, put)?;
+    pages::Renderer::new(site, tera, memo, tick, draws_related_cards(theme))
+        .pages(selection, put)?;
     if *selection != Selection::All {
         return Ok(());
     }
@@ -188,6 +189,13 @@ pub fn render_into<E: From<RenderError> + Send>(
         put(Output { path, bytes })?;
     }
     Ok(())
+}
+
+/// Whether an entry page's templates may print its related entries' cards (`e.html`). The
+/// default `entry.html` lists them as lines of its own and its `base.html` prints no entry, so
+/// with both, drawing them (one card per entry page, a tenth of a build) is left out.
+fn draws_related_cards(theme: &ThemeFiles) -> bool {
+    !(theme.is_default_template("entry.html") && theme.is_default_template("base.html"))
 }
 
 /// The theme's stylesheet with the highlighting rules generated from the palette after it:

@@ -50,6 +50,8 @@ pub(super) struct Renderer<'a> {
     pub tera: &'a Tera,
     pub memo: &'a Memo,
     pub tick: &'a (dyn Fn() + Sync),
+    /// Whether entry pages get their related entries' cards drawn (`e.html`).
+    related_cards: bool,
     /// The `site` view, the same on every page.
     site_value: tera::Value,
     home: Crumb,
@@ -61,12 +63,14 @@ impl<'a> Renderer<'a> {
         tera: &'a Tera,
         memo: &'a Memo,
         tick: &'a (dyn Fn() + Sync),
+        related_cards: bool,
     ) -> Renderer<'a> {
         Renderer {
             site,
             tera,
             memo,
             tick,
+            related_cards,
             site_value: value(&site_view(site)),
             home: Crumb {
                 title: "Home".into(),
@@ -161,8 +165,10 @@ impl<'a> Renderer<'a> {
         let root = depth_root(&url);
         let e = &site.entries[i];
         let mut view = entry_view(site, i, &root);
-        for (card, &j) in view.related.iter_mut().zip(&site.related[i]) {
-            card.html = self.cards().html(self.tera, site, j, &root, 3)?;
+        if self.related_cards {
+            for (card, &j) in view.related.iter_mut().zip(&site.related[i]) {
+                card.html = self.cards().html(self.tera, site, j, &root, 3)?;
+            }
         }
         let crumbs = vec![
             self.home.clone(),

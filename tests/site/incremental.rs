@@ -500,6 +500,35 @@ fn a_themes_card_macro_draws_every_card() {
     }
 }
 
+/// An entry page's related entries get their drawn cards (`e.html`) when the site's own
+/// `entry.html` may print them; the default one prints a line of its own for each, and its
+/// page is the same without the cards.
+#[test]
+fn a_sites_entry_page_gets_its_related_entries_cards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_site(root);
+    card_theme(root, "data-card");
+    let default_page = full(root)["memory/entry-00/index.html"].clone();
+    assert!(!String::from_utf8_lossy(&default_page).contains("data-card="));
+    fs::write(
+        root.join("themes/custom/templates/entry.html"),
+        "{% extends \"base.html\" %}{% block content %}<ul>{% for e in entry.related %}<li>{{ e.html | safe }}</li>{% endfor %}</ul>{% endblock %}",
+    )
+    .unwrap();
+    let page = String::from_utf8(full(root)["memory/entry-00/index.html"].clone()).unwrap();
+    let drawn: Vec<&str> = page
+        .split("data-card=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert_eq!(drawn.len(), 6, "{drawn:?}");
+    assert!(
+        drawn.iter().all(|link| link.starts_with("../../")),
+        "{drawn:?}"
+    );
+}
+
 /// The card macro gets each card's tags, though a list page's context leaves them out (they
 /// cost a seventh of a large build, and the default card shows none).
 #[test]
