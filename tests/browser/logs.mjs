@@ -196,6 +196,10 @@ export const EVIDENCE_LOGS = [
     '  0%|          | 3/1000 [00:09<52:11,  3.14s/it]',
     'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.10 GiB (GPU 0; 23.65 GiB total capacity; 17.92 GiB already allocated; 2.71 GiB free; 18.30 GiB reserved in total by PyTorch)',
   ].join('\n'), 'diagnosis', 'activation-memory-quadratic-attention'],
+  ['a traceback in an escaped repr', [
+    'epoch 0:   1%|          | 41/6027 [00:19<46:51,  2.13it/s]',
+    String.raw`Run a1 errored: RuntimeError('Caught RuntimeError in DataLoader worker process 0.\nOriginal Traceback (most recent call last):\n  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/worker.py", line 308, in _worker_loop\n    data = fetcher.fetch(index)\n  File "/work/train.py", line 40, in collate_frames\n    return torch.stack(frames)\nRuntimeError: stack expects each tensor to be equal size, but got [3, 1, 224, 224] at entry 0 and [3, 1, 144, 192] at entry 6\n')`,
+  ].join('\n'), 'diagnosis', 'collate-unequal-tensor-sizes'],
   ['a decode error no entry explains', [
     'Traceback (most recent call last):',
     '  File "/work/prep.py", line 30, in <module>',

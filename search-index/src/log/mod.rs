@@ -14,6 +14,7 @@
 pub mod classify;
 pub mod clean;
 pub mod cues;
+mod escaped;
 mod kept;
 pub mod lengths;
 pub mod memory;

@@ -15,6 +15,7 @@ use super::classify::{
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
+use super::escaped::escaped_lines;
 use super::kept::KeptLines;
 use super::memory::MemoryReader;
 use super::paste::PasteShape;
@@ -155,18 +156,26 @@ impl<'c> LogReader<'c> {
         let indent = physical.len() - physical.trim_start_matches(' ').len();
         let physical = &physical[indent.min(self.shape.indent)..];
         for segment in physical.split('\r') {
-            let cleaned = clean_line(segment);
-            // A progress bar's count is read before cleaning, which drops the bar.
-            self.offer_kept(segment, cleaned.as_ref().and_then(|l| l.rank), number);
-            if let Some(mut line) = cleaned {
-                // Each rank's state is small, but a log could name any number of ranks.
-                if line.rank.is_some_and(|r| {
-                    self.ranks.len() >= MAX_RANKS && !self.ranks.contains_key(&Some(r))
-                }) {
-                    line.rank = None;
-                }
-                self.segment(line, number);
+            match escaped_lines(segment) {
+                Some(lines) => lines.iter().for_each(|l| self.read_segment(l, number)),
+                None => self.read_segment(segment, number),
             }
+        }
+    }
+
+    /// Reads one segment of line `number` (a terminal's `\r` or an escaped `\n` ends one).
+    fn read_segment(&mut self, segment: &str, number: usize) {
+        let cleaned = clean_line(segment);
+        // A progress bar's count is read before cleaning, which drops the bar.
+        self.offer_kept(segment, cleaned.as_ref().and_then(|l| l.rank), number);
+        if let Some(mut line) = cleaned {
+            // Each rank's state is small, but a log could name any number of ranks.
+            if line.rank.is_some_and(|r| {
+                self.ranks.len() >= MAX_RANKS && !self.ranks.contains_key(&Some(r))
+            }) {
+                line.rank = None;
+            }
+            self.segment(line, number);
         }
     }
 
