@@ -58,9 +58,8 @@ pub struct Card<'a> {
     pub tags: Vec<LinkView<'a>>,
     pub updated: String,
     /// The card as the theme's `macros::card` draws it, for the page it is shown on (filled
-    /// in by the renderer, which draws each card once per page depth and heading level). Not
-    /// drawn for the related entries of the default entry page, which prints no card.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    /// in by the renderer, which draws each card once per page depth and heading level). Left
+    /// empty for the related entries of the default entry page, which prints no card.
     pub html: String,
 }
 
