@@ -406,6 +406,14 @@ fn hints_add_up_and_links_make_the_load_walk() {
 
 /// Writes a site theme `custom`, the default one with `attribute="{{ root }}{{ entry.url }}"`
 /// added to the card macro's `<article>`, and selects it.
+/// The values of every `name="..."` attribute in `html`, in order.
+fn attribute_values<'h>(html: &'h str, name: &str) -> Vec<&'h str> {
+    html.split(&format!("{name}=\""))
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect()
+}
+
 fn card_theme(root: &Path, attribute: &str) {
     let config = fs::read_to_string(root.join("errata.yaml")).unwrap();
     if !config.starts_with("theme: custom") {
@@ -469,11 +477,7 @@ fn a_themes_card_macro_draws_every_card() {
         ("index.html", "./", 8),
     ] {
         let html = page(path);
-        let drawn: Vec<&str> = html
-            .split("data-card=\"")
-            .skip(1)
-            .map(|rest| rest.split('"').next().unwrap())
-            .collect();
+        let drawn = attribute_values(&html, "data-card");
         assert_eq!(drawn.len(), cards, "{path}: {drawn:?}");
         for link in drawn {
             let target = link
@@ -488,11 +492,7 @@ fn a_themes_card_macro_draws_every_card() {
     let entry = page("memory/entry-00/index.html");
     let related = entry.split("class=\"related-list\"").nth(1).unwrap();
     let related = related.split("</ul>").next().unwrap();
-    let links: Vec<&str> = related
-        .split("href=\"")
-        .skip(1)
-        .map(|rest| rest.split('"').next().unwrap())
-        .collect();
+    let links = attribute_values(related, "href");
     assert_eq!(links.len(), 6, "{links:?}");
     for link in links {
         let target = link.strip_prefix("../../").unwrap();
@@ -517,11 +517,7 @@ fn a_sites_entry_page_gets_its_related_entries_cards() {
     )
     .unwrap();
     let page = String::from_utf8(full(root)["memory/entry-00/index.html"].clone()).unwrap();
-    let drawn: Vec<&str> = page
-        .split("data-card=\"")
-        .skip(1)
-        .map(|rest| rest.split('"').next().unwrap())
-        .collect();
+    let drawn = attribute_values(&page, "data-card");
     assert_eq!(drawn.len(), 6, "{drawn:?}");
     assert!(
         drawn.iter().all(|link| link.starts_with("../../")),
@@ -547,11 +543,7 @@ fn a_themes_card_macro_gets_the_cards_tags() {
     fs::write(&macros, ours).unwrap();
     let site = full(root);
     let html = String::from_utf8(site["failures/index.html"].clone()).unwrap();
-    let tags: Vec<&str> = html
-        .split("data-tags=\"")
-        .skip(1)
-        .map(|rest| rest.split('"').next().unwrap())
-        .collect();
+    let tags = attribute_values(&html, "data-tags");
     assert_eq!(tags.len(), 4, "{tags:?}");
     for t in tags {
         assert_eq!(
