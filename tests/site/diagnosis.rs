@@ -525,3 +525,33 @@ FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvc
         .position(|e| e.slug == "elastic-child-failed-error");
     assert!(launcher.is_none_or(|at| at >= 2), "{d:#?}");
 }
+
+/// A frame cue among the frames the failing exception was raised in (the lines right above it)
+/// says more than the same frame further up the traceback: it is where the failure happened.
+#[test]
+fn a_frame_cue_where_the_failure_was_raised_weighs_more() {
+    let collate = "  File \"/env/lib/python3.9/site-packages/torch/utils/data/_utils/collate.py\", line 56, in default_collate\n    return torch.stack(batch, 0, out=out)\n";
+    let callers: String = (1..=5)
+        .map(|i| {
+            format!("  File \"/home/me/train/step{i}.py\", line {i}, in run\n    run_next()\n")
+        })
+        .collect();
+    let error = "RuntimeError: stacking expect every tensor be same size, but obtained [2, 2400, 3] in entry 0 and [2, 2332, 3] in entry 1\n";
+    let share = |frames: String| {
+        let d = diagnosed(&format!(
+            "Traceback (most recent call last):\n{frames}{error}"
+        ));
+        let best = d.entries[0].score;
+        let collate = d
+            .entries
+            .iter()
+            .find(|e| e.slug == "collate-unequal-tensor-sizes");
+        collate.map_or(0.0, |e| e.score / best)
+    };
+    let raised_there = share(format!("{callers}{collate}"));
+    let further_up = share(format!("{collate}{callers}"));
+    assert!(
+        raised_there > further_up && further_up > 0.0,
+        "{raised_there} against {further_up}"
+    );
+}

@@ -5,10 +5,11 @@
 //! what it is (the final exception line of a traceback most, a warning least, a collateral error
 //! little). The lines before an exception (where it was raised) add to entries a line matched
 //! on more than common words. Cues an entry declares add to it where they turn up (a frame cue
-//! weighs more than a line cue), even in a log whose error line is missing; and a finding read
-//! from the numbers of the first out-of-memory message raises or lowers the entries decided by
-//! it. When the log ends in a traceback cut before its exception line, an entry only warnings
-//! match ranks below the entry the traceback's frames point at.
+//! weighs more than a line cue, and one in the frames the first failing line was raised in more
+//! still), even in a log whose error line is missing; and a finding read from the numbers of
+//! the first out-of-memory message raises or lowers the entries decided by it. When the log
+//! ends in a traceback cut before its exception line, an entry only warnings match ranks below
+//! the entry the traceback's frames point at.
 
 use std::collections::BTreeMap;
 
@@ -35,6 +36,8 @@ const CONTEXT_WEIGHT: f32 = 0.25;
 /// What a frame cue and a line cue add, as a share of the best line's score in the log.
 const FRAME_CUE_SHARE: f32 = 0.5;
 const LINE_CUE_SHARE: f32 = 0.35;
+/// What a frame cue adds when it is among the frames the first failing line was raised in.
+const RAISED_IN_CUE_SHARE: f32 = 0.8;
 /// What a line that shares only common words with a part of a signature weighs.
 const COMMON_ONLY_WEIGHT: f32 = 0.1;
 /// The most that cues alone give an entry, as a share of the best line's score.
@@ -143,7 +146,8 @@ pub(super) fn ranked_entries(
         report.memory.as_ref(),
         &mut per_entry,
     );
-    add_cues(searcher, report, &mut per_entry);
+    let raised_in = cause.map_or("", |i| report.error_lines[i].context.as_str());
+    add_cues(searcher, report, raised_in, &mut per_entry);
     let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
     if report.cut_traceback {
         precedence::warnings_below_a_cut_crash(&report.error_lines, &mut entries);
@@ -163,7 +167,12 @@ pub(super) fn ranked_entries(
 /// Adds each cue that turned up to its entry, as a share of the best line's score. The best
 /// line's entry is one no finding speaks against: words an OOM's advice shares with the
 /// fragmentation entry set no scale when its numbers doubt it.
-fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<String, Acc>) {
+fn add_cues(
+    searcher: &Searcher,
+    report: &LogReport,
+    raised_in: &str,
+    per_entry: &mut BTreeMap<String, Acc>,
+) {
     let best = (per_entry.values())
         .filter(|a| a.specific && !a.ruled_out && !a.doubted)
         .map(|a| a.best)
@@ -182,6 +191,7 @@ fn add_cues(searcher: &Searcher, report: &LogReport, per_entry: &mut BTreeMap<St
         }
         let kind = cues.kind(hit.cue);
         let share = match kind {
+            CueKind::Frame if raised_in.contains(cues.text(hit.cue)) => RAISED_IN_CUE_SHARE,
             CueKind::Frame => FRAME_CUE_SHARE,
             CueKind::Line => LINE_CUE_SHARE,
         };
