@@ -2,7 +2,7 @@
 //! the numbers of an OOM message for or against fragmentation, the device's size, attention's
 //! frames and source lines, other frameworks' wordings, and memory dumps.
 
-use errata_search::diagnose::Outcome;
+use errata_search::diagnose::{Diagnosis, Outcome};
 
 use super::diagnosis::{diagnosed, top};
 
@@ -355,4 +355,37 @@ fn an_oom_on_a_long_input_points_at_the_sequence() {
         "summarising reports/q3.txt: 1,180 characters\n{oom}\n"
     ));
     assert_eq!(top(&short), "cuda-oom-batch-too-large", "{short:#?}");
+}
+
+/// One allocation of a quarter of the device or more is one tensor that grows faster than the
+/// batch: the sequence's entries come first with the share as the reason. Not when the memory
+/// the allocator holds in pieces could have served it (then its size did not run the card out),
+/// and not for a request of a few percent.
+#[test]
+fn a_quarter_of_the_device_in_one_allocation_points_past_the_batch() {
+    let oom = |requested: &str, unallocated: &str| {
+        format!("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {requested}. GPU 0 has a total capacity of 79.15 GiB of which 6.10 GiB is free. Including non-PyTorch memory, this process has 73.04 GiB memory in use. Of the allocated memory 66.90 GiB is allocated by PyTorch, and {unallocated} is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.\n")
+    };
+    let large = |d: &Diagnosis| {
+        (d.entries.iter())
+            .flat_map(|e| &e.reasons)
+            .any(|r| r.contains("% of the device's 79.15 GiB"))
+    };
+    let d = diagnosed(&oom("20.00 GiB", "3.20 GiB"));
+    assert!(
+        [
+            "activation-memory-quadratic-attention",
+            "activation-memory-spike"
+        ]
+        .contains(&top(&d)),
+        "{d:#?}"
+    );
+    assert!(
+        d.entries[0].reasons[0].contains("one allocation of 20.00 GiB, 25 % of the device's"),
+        "{d:#?}"
+    );
+    let d = diagnosed(&oom("2.00 GiB", "3.20 GiB"));
+    assert!(!large(&d), "{d:#?}");
+    let pieces = diagnosed(&oom("20.00 GiB", "18.00 GiB"));
+    assert!(!large(&pieces), "{pieces:#?}");
 }

@@ -219,6 +219,9 @@ enum Stance {
     Against,
 }
 
+/// A finding's name, which way it speaks, and why.
+type Finding = (&'static str, Option<(Stance, String)>);
+
 /// The findings read from the log's lines, for or against the entries that declare them.
 fn apply_findings(
     searcher: &Searcher,
@@ -226,44 +229,7 @@ fn apply_findings(
     memory: Option<&MemoryDump>,
     per_entry: &mut BTreeMap<String, Acc>,
 ) {
-    let oom = oom_numbers(lines);
-    let findings = [
-        (
-            "oom-fragmentation",
-            fragmentation(&oom, lines, memory).map(|f| match f {
-                Fragmentation::Possible(why) => (Stance::For, why),
-                Fragmentation::Unlikely(why) => (Stance::Doubt, why),
-                Fragmentation::RuledOut(why) => (Stance::Against, why),
-            }),
-        ),
-        (
-            "host-oom-kill",
-            killed_before_any_error(lines).map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-attention",
-            oom_in_attention(lines).map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-logits",
-            oom_in_loss(lines).map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-larger-than-device",
-            (oom.iter())
-                .find_map(|(line, n)| oom::larger_than_device(n, *line))
-                .map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-after-many-steps",
-            steps::oom_after_many_steps(lines).map(|why| (Stance::Doubt, why)),
-        ),
-        (
-            "oom-long-input",
-            long_input::oom_on_a_long_input(lines).map(|why| (Stance::For, why)),
-        ),
-    ];
-    for (name, verdict) in findings {
+    for (name, verdict) in findings(lines, memory) {
         let Some((stance, why)) = verdict else {
             continue;
         };
@@ -290,6 +256,58 @@ fn apply_findings(
             }
         }
     }
+}
+
+/// Each finding ([`super::FINDINGS`]) with what the log's lines and memory dump say of it.
+fn findings(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> [Finding; 8] {
+    let oom = oom_numbers(lines);
+    let fragmented = fragmentation(&oom, lines, memory);
+    // Memory the allocator held in pieces could have served the request: its size alone did
+    // not run the card out.
+    let pieces_could_serve = matches!(fragmented, Some(Fragmentation::Possible(_)));
+    [
+        (
+            "oom-fragmentation",
+            fragmented.map(|f| match f {
+                Fragmentation::Possible(why) => (Stance::For, why),
+                Fragmentation::Unlikely(why) => (Stance::Doubt, why),
+                Fragmentation::RuledOut(why) => (Stance::Against, why),
+            }),
+        ),
+        (
+            "host-oom-kill",
+            killed_before_any_error(lines).map(|why| (Stance::For, why)),
+        ),
+        (
+            "oom-attention",
+            oom_in_attention(lines).map(|why| (Stance::For, why)),
+        ),
+        (
+            "oom-logits",
+            oom_in_loss(lines).map(|why| (Stance::For, why)),
+        ),
+        (
+            "oom-larger-than-device",
+            (oom.iter())
+                .find_map(|(line, n)| oom::larger_than_device(n, *line))
+                .map(|why| (Stance::For, why)),
+        ),
+        (
+            "oom-large-allocation",
+            (oom.iter())
+                .filter(|_| !pieces_could_serve)
+                .find_map(|(line, n)| oom::large_allocation(n, *line))
+                .map(|why| (Stance::For, why)),
+        ),
+        (
+            "oom-after-many-steps",
+            steps::oom_after_many_steps(lines).map(|why| (Stance::Doubt, why)),
+        ),
+        (
+            "oom-long-input",
+            long_input::oom_on_a_long_input(lines).map(|why| (Stance::For, why)),
+        ),
+    ]
 }
 
 /// The numbers of each out-of-memory message that is not a consequence of another error, with

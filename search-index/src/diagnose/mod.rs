@@ -18,7 +18,7 @@ mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 7] = [
+pub const FINDINGS: [(&str, &str); 8] = [
     (
         "oom-fragmentation",
         "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
@@ -38,6 +38,10 @@ pub const FINDINGS: [(&str, &str); 7] = [
     (
         "oom-larger-than-device",
         "an out-of-memory error whose one failed allocation is larger than the device's whole capacity: a tensor that grows faster than the batch, not a batch a little too large",
+    ),
+    (
+        "oom-large-allocation",
+        "an out-of-memory error whose one failed allocation is a quarter of the device's capacity or more (and not more than all of it): one tensor that grows faster than the batch, more often than a batch a little too large",
     ),
     (
         "oom-after-many-steps",

@@ -149,6 +149,28 @@ pub fn larger_than_device(numbers: &OomNumbers, line: usize) -> Option<String> {
     })
 }
 
+/// The share of the device's capacity at or above which one failed allocation is taken as a
+/// tensor that grows faster than the batch.
+pub const LARGE_ALLOCATION: f64 = 0.25;
+
+/// The sentence that says the failed allocation was a quarter of the device or more, but not
+/// more than all of it ([`larger_than_device`] says that), if it was. A batch a little too large
+/// fails on one of the many tensors that fill the memory; one tensor that takes a quarter of the
+/// card is one that grows with the square of a sequence's length, or with a long input times
+/// the vocabulary (the logits).
+pub fn large_allocation(numbers: &OomNumbers, line: usize) -> Option<String> {
+    let (requested, capacity) = (numbers.requested?, numbers.capacity?);
+    let share = requested / capacity;
+    (capacity > 0.0 && (LARGE_ALLOCATION..=1.0).contains(&share)).then(|| {
+        format!(
+            "line {line}: one allocation of {}, {:.0} % of the device's {}: one tensor that large grows faster than the batch (attention's scores with the square of a sequence's length, or the logits of a long input), more often than a batch a little too large",
+            human(requested),
+            100.0 * share,
+            human(capacity)
+        )
+    })
+}
+
 /// Whether fragmentation can explain an OOM, from a memory dump the log prints (`line` is
 /// where): it can when the memory free in pieces could have held the request (if the request
 /// is known), and is unlikely to when that memory is a sliver of what the allocator holds
@@ -390,6 +412,26 @@ mod tests {
             ..n
         };
         assert_eq!(larger_than_device(&unknown, 4), None);
+    }
+
+    #[test]
+    fn a_request_of_a_quarter_of_the_device() {
+        let n = |requested: f64| OomNumbers {
+            requested: Some(requested * GIB),
+            capacity: Some(80.0 * GIB),
+            ..OomNumbers::default()
+        };
+        assert!(large_allocation(&n(20.0), 3)
+            .unwrap()
+            .starts_with("line 3: one allocation of 20.00 GiB, 25 % of the device's 80.00 GiB"));
+        assert_eq!(large_allocation(&n(19.9), 3), None);
+        // More than the device: `larger_than_device` says so.
+        assert_eq!(large_allocation(&n(81.0), 3), None);
+        let unknown = OomNumbers {
+            capacity: None,
+            ..n(40.0)
+        };
+        assert_eq!(large_allocation(&unknown, 3), None);
     }
 
     #[test]
