@@ -36,7 +36,9 @@ const CONTEXT_WEIGHT: f32 = 0.25;
 /// What a frame cue and a line cue add, as a share of the best line's score in the log.
 const FRAME_CUE_SHARE: f32 = 0.5;
 const LINE_CUE_SHARE: f32 = 0.35;
-/// What a frame cue adds when it is among the frames the first failing line was raised in.
+/// What a frame cue adds when it is among the frames the first failing line was raised in, to
+/// an entry that line matched: where it was raised tells apart the entries whose wording the
+/// line matches alike. An entry the line did not match (a cue alone) gains nothing by it.
 const RAISED_IN_CUE_SHARE: f32 = 0.8;
 /// What a line that shares only common words with a part of a signature weighs.
 const COMMON_ONLY_WEIGHT: f32 = 0.1;
@@ -146,8 +148,8 @@ pub(super) fn ranked_entries(
         report.memory.as_ref(),
         &mut per_entry,
     );
-    let raised_in = cause.map_or("", |i| report.error_lines[i].context.as_str());
-    add_cues(searcher, report, raised_in, &mut per_entry);
+    let cause_line = cause.map(|i| &report.error_lines[i]);
+    add_cues(searcher, report, cause_line, &mut per_entry);
     let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
     if report.cut_traceback {
         precedence::warnings_below_a_cut_crash(&report.error_lines, &mut entries);
@@ -170,7 +172,7 @@ pub(super) fn ranked_entries(
 fn add_cues(
     searcher: &Searcher,
     report: &LogReport,
-    raised_in: &str,
+    cause: Option<&ErrorLine>,
     per_entry: &mut BTreeMap<String, Acc>,
 ) {
     let best = (per_entry.values())
@@ -191,7 +193,7 @@ fn add_cues(
         }
         let kind = cues.kind(hit.cue);
         let share = match kind {
-            CueKind::Frame if raised_in.contains(cues.text(hit.cue)) => RAISED_IN_CUE_SHARE,
+            CueKind::Frame if raised_in(cause, acc, cues.text(hit.cue)) => RAISED_IN_CUE_SHARE,
             CueKind::Frame => FRAME_CUE_SHARE,
             CueKind::Line => LINE_CUE_SHARE,
         };
@@ -208,6 +210,12 @@ fn add_cues(
             kind,
         });
     }
+}
+
+/// Whether `cue` is in the frames the first failing line (`cause`) was raised in, and that line
+/// matched the entry `acc`.
+fn raised_in(cause: Option<&ErrorLine>, acc: &Acc, cue: &str) -> bool {
+    cause.is_some_and(|c| c.context.contains(cue) && acc.evidence.iter().any(|e| e.line == c.line))
 }
 
 /// Which way a finding speaks of the entries that declare it.
