@@ -19,6 +19,8 @@ use std::process::Command;
 
 const ERRATA: &str = env!("CARGO_BIN_EXE_errata");
 
+#[path = "site/cuda_wording.rs"]
+mod cuda_wording;
 #[path = "site/diagnosis.rs"]
 mod diagnosis;
 #[path = "site/faults.rs"]

@@ -555,18 +555,3 @@ fn a_frame_cue_where_the_failure_was_raised_weighs_more() {
         "{raised_there} against {further_up}"
     );
 }
-
-/// cuBLAS's `NOT_SUPPORTED` has several causes; the call PyTorch quotes names the data type,
-/// and `CUDA_R_16BF` (bfloat16) on it points at a GPU without bf16 GEMMs.
-#[test]
-fn a_cublas_call_on_bfloat16_points_at_the_gpu() {
-    let call = |dtype: &str| {
-        format!("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx(handle, opa, opb, m, n, k, &falpha, a, {dtype}, lda, b, {dtype}, ldb, &fbeta, c, {dtype}, ldc, compute_type, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`\n")
-    };
-    let d = diagnosed(&call("CUDA_R_16BF"));
-    assert_eq!(top(&d), "bf16-unsupported-gpu", "{d:#?}");
-    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
-    let d = diagnosed(&call("CUDA_R_32F"));
-    assert_eq!(top(&d), "cublas-status-errors", "{d:#?}");
-    assert!(d.entries.iter().any(|e| e.slug == "bf16-unsupported-gpu"));
-}
