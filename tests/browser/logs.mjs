@@ -200,6 +200,18 @@ export const EVIDENCE_LOGS = [
     'epoch 0:   1%|          | 41/6027 [00:19<46:51,  2.13it/s]',
     String.raw`Run a1 errored: RuntimeError('Caught RuntimeError in DataLoader worker process 0.\nOriginal Traceback (most recent call last):\n  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/worker.py", line 308, in _worker_loop\n    data = fetcher.fetch(index)\n  File "/work/train.py", line 40, in collate_frames\n    return torch.stack(frames)\nRuntimeError: stack expects each tensor to be equal size, but got [3, 1, 224, 224] at entry 0 and [3, 1, 144, 192] at entry 6\n')`,
   ].join('\n'), 'diagnosis', 'collate-unequal-tensor-sizes'],
+  ['one allocation of a quarter of the device', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 6.10 GiB is free. Of the allocated memory 66.90 GiB is allocated by PyTorch, and 3.20 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.',
+    'possible', 'activation-memory-quadratic-attention'],
+  ['a cuBLAS call on bfloat16', 'RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx(handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, compute_type, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`',
+    'diagnosis', 'bf16-unsupported-gpu'],
+  ['a collate frame where a garbled stacking error was raised', [
+    'Traceback (most recent call last):',
+    '  File "/work/train.py", line 88, in <module>',
+    '    for batch in loader:',
+    '  File "/opt/venv/lib/python3.9/site-packages/torch/utils/data/_utils/collate.py", line 56, in default_collate',
+    '    return torch.stack(batch, 0, out=out)',
+    'RuntimeError: stacking expect every tensor be same size, but obtained [2, 2400, 3] in entry 0 and [2, 2332, 3] in entry 1',
+  ].join('\n'), 'possible', null],
   ['a decode error no entry explains', [
     'Traceback (most recent call last):',
     '  File "/work/prep.py", line 30, in <module>',

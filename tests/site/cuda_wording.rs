@@ -43,3 +43,12 @@ RuntimeError: CUDA error: initialization error
     let old = diagnosed("RuntimeError: CUDA error (3): initialization error\n");
     assert_eq!(top(&old), "cuda-reinit-forked-subprocess", "{old:#?}");
 }
+
+/// One word shared with a signature of several points at nothing: a decode error shares only
+/// `error` with `CUDA error: initialization error`, and no entry explains it.
+#[test]
+fn one_word_of_a_short_cuda_signature_points_nowhere() {
+    let log = "Traceback (most recent call last):\n  File \"/work/prep.py\", line 30, in <module>\n    rows = f.read()\nUnicodeDecodeError: 'utf-8' codec can't decode byte 0x92 in position 7047: invalid start byte\n";
+    let d = diagnosed(log);
+    assert_eq!(d.outcome, Outcome::None, "{d:#?}");
+}

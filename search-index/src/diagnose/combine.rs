@@ -437,6 +437,7 @@ fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, 
         coverage: hit.coverage,
         defining: hit.defining,
         defined: hit.defined,
+        specific: hit.specific,
         role,
         score,
     });

@@ -110,6 +110,10 @@ pub struct Evidence {
     /// Whether that signature has defining words at all.
     #[serde(skip)]
     pub defined: bool,
+    /// Whether the line shares more than common words with the signature, or all of it (see
+    /// [`crate::Hit`]): one word, or words most signatures have, do not point at the entry.
+    #[serde(skip)]
+    pub specific: bool,
     pub role: Role,
     pub score: f32,
 }

@@ -135,6 +135,7 @@ mod tests {
             coverage,
             defining,
             defined: true,
+            specific: true,
             role,
             score: 1.0,
         }

@@ -103,13 +103,15 @@ pub(super) fn decide(
 /// Whether anything in the log points at the entry: a cue, a finding for it, or a line that is
 /// not a consequence of another error sharing enough of a signature, defining words included.
 /// A line sharing a few common words with many signatures (`AttributeError: ... object has no
-/// attribute`) points nowhere.
+/// attribute`), or one word with a signature of several (`error` of `CUDA error: initialization
+/// error`), points nowhere.
 fn points_at(entry: &DiagnosedEntry) -> bool {
     !entry.against()
         && (!entry.cues.is_empty()
             || !entry.reasons.is_empty()
             || entry.evidence.iter().any(|e| {
                 e.role != Role::Collateral
+                    && e.specific
                     && e.coverage >= MIN_POINTING_COVERAGE
                     && e.coverage * e.defining >= MIN_POINTING
             }))
