@@ -389,3 +389,23 @@ fn a_quarter_of_the_device_in_one_allocation_points_past_the_batch() {
     let pieces = diagnosed(&oom("20.00 GiB", "18.00 GiB"));
     assert!(!large(&pieces), "{pieces:#?}");
 }
+
+/// The cudaMallocAsync backend's own out-of-memory wording is read as an OOM, with the numbers
+/// on the lines under it: the OOM entries are the candidates, and a request of half the card
+/// points past the batch.
+#[test]
+fn the_cuda_malloc_async_wording_is_an_oom_with_numbers() {
+    let oom = |requested: &str| {
+        format!("torch.OutOfMemoryError: Allocation on device 1 would exceed allowed memory. (out of memory)\nCurrently allocated     : 18.02 GiB\nRequested               : {requested}\nDevice limit            : 39.39 GiB\nFree (according to CUDA): 11.06 MiB\n")
+    };
+    let d = diagnosed(&oom("512.00 MiB"));
+    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert!(d.message.contains("several causes"), "{}", d.message);
+    let d = diagnosed(&oom("20.00 GiB"));
+    assert!(
+        d.entries[0].reasons[0]
+            .contains("one allocation of 20.00 GiB, 51 % of the device's 39.39 GiB"),
+        "{d:#?}"
+    );
+}

@@ -41,7 +41,7 @@ pub const FINDINGS: [(&str, &str); 8] = [
     ),
     (
         "oom-large-allocation",
-        "an out-of-memory error whose one failed allocation is a quarter of the device's capacity or more (and not more than all of it): one tensor that grows faster than the batch, more often than a batch a little too large",
+        "an out-of-memory error whose one failed allocation is a quarter of the device's capacity or more, and 2 GiB or more (and not more than all of it): one tensor that grows faster than the batch, more often than a batch a little too large",
     ),
     (
         "oom-after-many-steps",

@@ -8,7 +8,9 @@
 //! 0 has a total capacity of ... of which ... is free. ... Of the allocated memory ... is
 //! allocated by PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out
 //! of memory trying to allocate`), XLA (`Out of memory while trying to allocate N bytes`) and
-//! CuPy (`Out of memory allocating 488,455,168 bytes`); an XLA allocator's `RESOURCE_EXHAUSTED:
+//! CuPy (`Out of memory allocating 488,455,168 bytes`), and PyTorch's cudaMallocAsync backend
+//! (`Allocation on device 0 would exceed allowed memory. (out of memory)` with `Currently
+//! allocated : ...`, `Requested : ...`, `Device limit : ...` lines); an XLA allocator's `RESOURCE_EXHAUSTED:
 //! Failed to allocate request for 2.00GiB`, and an exception named for it with no other words
 //! (`torch.OutOfMemoryError: Tried to allocate 12.60 GiB`) are out-of-memory messages too.
 //! From them, whether allocator fragmentation can explain the failure: only when the memory
@@ -77,12 +79,17 @@ impl OomNumbers {
             requested: size_after(&lower, "tried to allocate")
                 .or_else(|| size_after(&lower, "trying to allocate"))
                 .or_else(|| size_after(&lower, "out of memory allocating"))
-                .or_else(|| size_after(&lower, "failed to allocate request for")),
+                .or_else(|| size_after(&lower, "failed to allocate request for"))
+                .or_else(|| size_after_label(&lower, "requested")),
             capacity: size_after(&lower, "total capacity of")
-                .or_else(|| size_before(&lower, "total capacity")),
-            free: size_after(&lower, "of which").or_else(|| size_before(&lower, "free;")),
+                .or_else(|| size_before(&lower, "total capacity"))
+                .or_else(|| size_after_label(&lower, "device limit")),
+            free: size_after(&lower, "of which")
+                .or_else(|| size_before(&lower, "free;"))
+                .or_else(|| size_after_label(&lower, "free (according to cuda)")),
             allocated: size_before(&lower, "is allocated by pytorch")
-                .or_else(|| size_before(&lower, "already allocated")),
+                .or_else(|| size_before(&lower, "already allocated"))
+                .or_else(|| size_after_label(&lower, "currently allocated")),
             reserved: size_before(&lower, "reserved in total by pytorch"),
             reserved_unallocated: size_before(&lower, "is reserved by pytorch but unallocated")
                 .or_else(|| size_before(&lower, "cached)")),
@@ -152,16 +159,20 @@ pub fn larger_than_device(numbers: &OomNumbers, line: usize) -> Option<String> {
 /// The share of the device's capacity at or above which one failed allocation is taken as a
 /// tensor that grows faster than the batch.
 pub const LARGE_ALLOCATION: f64 = 0.25;
+/// The least such an allocation is, in bytes (2 GiB): on a small card a quarter is a size an
+/// ordinary activation of a batch reaches.
+pub const LARGE_ALLOCATION_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
-/// The sentence that says the failed allocation was a quarter of the device or more, but not
-/// more than all of it ([`larger_than_device`] says that), if it was. A batch a little too large
-/// fails on one of the many tensors that fill the memory; one tensor that takes a quarter of the
-/// card is one that grows with the square of a sequence's length, or with a long input times
-/// the vocabulary (the logits).
+/// The sentence that says the failed allocation was a quarter of the device or more, and 2 GiB
+/// or more, but not more than all of it ([`larger_than_device`] says that), if it was. A batch a
+/// little too large fails on one of the many tensors that fill the memory; one tensor that takes
+/// a quarter of the card is one that grows with the square of a sequence's length, or with a
+/// long input times the vocabulary (the logits).
 pub fn large_allocation(numbers: &OomNumbers, line: usize) -> Option<String> {
     let (requested, capacity) = (numbers.requested?, numbers.capacity?);
     let share = requested / capacity;
-    (capacity > 0.0 && (LARGE_ALLOCATION..=1.0).contains(&share)).then(|| {
+    let large = requested >= LARGE_ALLOCATION_BYTES && (LARGE_ALLOCATION..=1.0).contains(&share);
+    (capacity > 0.0 && large).then(|| {
         format!(
             "line {line}: one allocation of {}, {:.0} % of the device's {}: one tensor that large grows faster than the batch (attention's scores with the square of a sequence's length, or the logits of a long input), more often than a batch a little too large",
             human(requested),
@@ -225,6 +236,15 @@ fn parse_size(text: &str) -> Option<f64> {
 fn size_after(text: &str, marker: &str) -> Option<f64> {
     let at = text.find(marker)? + marker.len();
     parse_size(&text[at..])
+}
+
+/// The size after a label and a colon, however many spaces are between them (the
+/// cudaMallocAsync message's `Requested               : 686.41 MiB`).
+fn size_after_label(text: &str, label: &str) -> Option<f64> {
+    text.match_indices(label).find_map(|(at, _)| {
+        let rest = text[at + label.len()..].trim_start_matches(' ');
+        parse_size(rest.strip_prefix(':')?)
+    })
 }
 
 /// The size right before `marker` (`12.68 GiB already allocated`).
@@ -425,6 +445,12 @@ mod tests {
             .unwrap()
             .starts_with("line 3: one allocation of 20.00 GiB, 25 % of the device's 80.00 GiB"));
         assert_eq!(large_allocation(&n(19.9), 3), None);
+        // A quarter of a small card is an ordinary tensor.
+        let small_card = OomNumbers {
+            capacity: Some(2.0 * GIB),
+            ..n(0.55)
+        };
+        assert_eq!(large_allocation(&small_card, 3), None);
         // More than the device: `larger_than_device` says so.
         assert_eq!(large_allocation(&n(81.0), 3), None);
         let unknown = OomNumbers {
@@ -432,6 +458,19 @@ mod tests {
             ..n(40.0)
         };
         assert_eq!(large_allocation(&unknown, 3), None);
+    }
+
+    #[test]
+    fn the_cuda_malloc_async_wording() {
+        let text = "torch.OutOfMemoryError: Allocation on device 3 would exceed allowed memory. (out of memory) Currently allocated     : 30.10 GiB Requested               : 12.00 GiB Device limit            : 39.39 GiB";
+        let n = OomNumbers::of(text).unwrap();
+        assert_eq!(n.requested, Some(12.0 * GIB));
+        assert_eq!(n.capacity, Some(39.39 * GIB));
+        assert_eq!(n.allocated, Some(30.10 * GIB));
+        // A paste that squeezed the spaces.
+        let squeezed = OomNumbers::of(&text.replace("  ", "")).unwrap();
+        assert_eq!(squeezed.requested, Some(12.0 * GIB));
+        assert!(large_allocation(&n, 1).is_some());
     }
 
     #[test]
