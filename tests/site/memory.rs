@@ -409,3 +409,22 @@ fn the_cuda_malloc_async_wording_is_an_oom_with_numbers() {
         "{d:#?}"
     );
 }
+
+/// Packed sequences are all as long as the pack: a log that says what it packs to states the
+/// length of every input, and an OOM after it points at the sequence.
+#[test]
+fn an_oom_after_packing_to_a_long_length_points_at_the_sequence() {
+    let oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.25 GiB. GPU 0 has a total capacity of 79.11 GiB of which 610.00 MiB is free. Of the allocated memory 75.02 GiB is allocated by PyTorch, and 1.90 GiB is reserved by PyTorch but unallocated.";
+    for packing in [
+        "INFO data: Packing sequences to 16384 tokens",
+        "INFO | Packing dataset with pack_size=16384 ...",
+    ] {
+        let d = diagnosed(&format!("{packing}\nstep 1/900\n{oom}\n"));
+        assert!(
+            d.entries[0].reasons.iter().any(|r| r.contains("16384")),
+            "{d:#?}"
+        );
+    }
+    let d = diagnosed(&format!("INFO data: packing: true\n{oom}\n"));
+    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+}

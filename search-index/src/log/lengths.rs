@@ -7,10 +7,12 @@
 //! dimension), and the lengths Transformers prints of one input: the tokenizer's `Token indices
 //! sequence length is longer than the specified maximum sequence length for this model (5210 >
 //! 512)`, a pipeline's `Your input_length: 514 is bigger than 0.9 * max_length: 512` and
-//! generation's `Input length of input_ids is 5000`. A limit or a setting (`max_seq_len=4096`,
-//! `seq_len: 2048` in a config, `max_new_tokens`) says how long inputs may be, not how long this
-//! one was; a count of tokens is as often a whole data set's, a batch's or a rate (`tokens/s`) as
-//! an input's: neither is read.
+//! generation's `Input length of input_ids is 5000`; and the length sequences are packed to
+//! (`Packing sequences to 16384 tokens`, `pack_size=8192`), since packing makes every input
+//! that long. A limit or a setting (`max_seq_len=4096`, `seq_len: 2048` in a config,
+//! `max_new_tokens`) says how long inputs may be, not how long this one was; a count of tokens
+//! is as often a whole data set's, a batch's or a rate (`tokens/s`) as an input's: neither is
+//! read.
 
 use std::sync::OnceLock;
 
@@ -32,6 +34,9 @@ impl Needles for Lengths {
         b"input_ids",
         b"input_length",
         b"sequence length is longer",
+        b"pack",
+        b"Pack",
+        b"PACK",
     ];
 
     fn finders() -> &'static [Finder<'static>] {
@@ -96,6 +101,18 @@ pub fn length_in(line: &str) -> Option<(u64, String)> {
                     take(n, &line[start..end + to]);
                 }
             }
+            "pack_size" | "pack_length" | "packing_length" | "packed_sequence_size" => {
+                let after = &lower[end..];
+                if let Some((n, to)) = count_after(after, "=").or_else(|| count_after(after, ": "))
+                {
+                    take(n, &line[start..end + to]);
+                }
+            }
+            "packing" | "packed" => {
+                if let Some((n, to)) = tokens_in_packs(&lower[end..]) {
+                    take(n, &line[start..end + to]);
+                }
+            }
             "model" if lower[..start].ends_with(TOKENIZER_WARNING) => {
                 if let Some((n, to)) = count_after(&lower[end..], " (") {
                     let close = lower[end + to..].find(')').filter(|&c| c < 16);
@@ -110,6 +127,17 @@ pub fn length_in(line: &str) -> Option<(u64, String)> {
         }
     }
     best
+}
+
+/// The `to 16384 tokens` a few words after `packing` (`text` is what follows it): with
+/// sequences packed, every input is that long. Yields the count and where the quote ends.
+fn tokens_in_packs(text: &str) -> Option<(u64, usize)> {
+    let to = text.find(" to ").filter(|&at| at < 24)?;
+    let (n, digits_end) = count_after(&text[to..], " to ")?;
+    let end = to + digits_end;
+    text[end..]
+        .starts_with(" tokens")
+        .then_some((n, end + " tokens".len()))
 }
 
 /// The words of Transformers' tokenizer warning right before its `model (5210 > 512)`.
@@ -200,6 +228,17 @@ mod tests {
                 5_000,
                 "input_ids is 5000",
             ),
+            (
+                "INFO data: Packing sequences to 16384 tokens (2 crops per image)",
+                16_384,
+                "Packing sequences to 16384 tokens",
+            ),
+            (
+                "| INFO | Packing dataset (neat) with pack_size=8192 ...",
+                8_192,
+                "pack_size=8192",
+            ),
+            ("    pack_size: 32768", 32_768, "pack_size: 32768"),
         ] {
             assert_eq!(length_in(line), Some((tokens, said.to_owned())), "{line}");
         }
@@ -214,6 +253,8 @@ mod tests {
             "generation_args={'max_new_tokens': 256}",
             "Token indices sequence length is longer than the specified maximum",
             "about 3.5 chars per token",
+            "packing: true",
+            "Packing dataset took 12 seconds",
         ] {
             let got = length_in(line);
             assert!(
