@@ -151,7 +151,7 @@ export const EVIDENCE_LOGS = [
     '  File "/opt/venv/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py", line 640, in _prepare_decoder_attention_mask',
     '    expanded_attn_mask = _expand_mask(attention_mask, inputs_embeds.dtype, tgt_len=input_shape[-1])',
     'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB (GPU 0; 79.15 GiB total capacity; 61.02 GiB already allocated; 6.20 GiB free; 61.90 GiB reserved in total by PyTorch)',
-  ].join('\n'), 'diagnosis', 'activation-memory-quadratic-attention'],
+  ].join('\n'), 'possible', 'activation-memory-quadratic-attention'],
   ['OOM numbers rule fragmentation out', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.10 GiB is free. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 206.02 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.',
     'possible', 'cuda-oom-batch-too-large'],
   ['a wrapped OOM message in the old wording', [
@@ -195,7 +195,7 @@ export const EVIDENCE_LOGS = [
     'Token indices sequence length is longer than the specified maximum sequence length for this model (7040 > 4096). Running this sequence through the model will result in indexing errors',
     '  0%|          | 3/1000 [00:09<52:11,  3.14s/it]',
     'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.10 GiB (GPU 0; 23.65 GiB total capacity; 17.92 GiB already allocated; 2.71 GiB free; 18.30 GiB reserved in total by PyTorch)',
-  ].join('\n'), 'diagnosis', 'activation-memory-quadratic-attention'],
+  ].join('\n'), 'possible', 'activation-memory-quadratic-attention'],
   ['a traceback in an escaped repr', [
     'epoch 0:   1%|          | 41/6027 [00:19<46:51,  2.13it/s]',
     String.raw`Run a1 errored: RuntimeError('Caught RuntimeError in DataLoader worker process 0.\nOriginal Traceback (most recent call last):\n  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/worker.py", line 308, in _worker_loop\n    data = fetcher.fetch(index)\n  File "/work/train.py", line 40, in collate_frames\n    return torch.stack(frames)\nRuntimeError: stack expects each tensor to be equal size, but got [3, 1, 224, 224] at entry 0 and [3, 1, 144, 192] at entry 6\n')`,

@@ -210,9 +210,12 @@ RuntimeError: CUDA out of memory. Tried to allocate 2.16 GiB (GPU 3; 39.59 GiB t
         "    loss.backward()",
         "    attn_weights = torch.bmm(q, k.transpose(1, 2))",
     );
+    // Frames in attention make that cause the likeliest, first, but not a diagnosis: such a
+    // lead was right 15 times in 18 on the tuning half.
     let d = diagnosed(&in_attention);
-    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
     assert_eq!(top(&d), "activation-memory-quadratic-attention");
+    assert!(d.message.contains("the likeliest"), "{}", d.message);
 }
 
 /// A paste that wrapped the OOM message: its numbers are on the next line, and still decide.
@@ -255,10 +258,10 @@ fn a_request_larger_than_the_device_points_past_the_batch() {
         "{}",
         d.message
     );
-    // A finding of its own (the allocation was attention's) still tells its entry apart.
+    // A finding of its own (the allocation was attention's) still puts its entry first.
     let in_attention = format!("Traceback (most recent call last):\n  File \"net/multihead_attention.py\", line 367, in forward\n    attn_weights = torch.bmm(q, k.transpose(1, 2))\n{log}");
     let d = diagnosed(&in_attention);
-    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
     assert_eq!(top(&d), "activation-memory-quadratic-attention");
     let fits = log.replace("77.40 GiB (", "7.40 GiB (");
     let d = diagnosed(&fits);

@@ -42,6 +42,9 @@ enum Short {
     OomCauses,
     /// What the log shows besides the line (a finding) speaks for a rival as well.
     SharedFinding,
+    /// Its best line is an out-of-memory message, and a cue or a finding of its own puts it
+    /// first: a lead, not a claim ([`names_the_failure`]).
+    OomLead,
 }
 
 pub(super) fn decide(
@@ -198,11 +201,15 @@ fn names_the_failure(
             .iter()
             .all(|o| entry.reasons.iter().any(|r| !o.reasons.contains(r)));
     let separated = !entry.cues.is_empty() || finding_of_its_own;
-    match (shared && !separated, oom) {
-        (false, _) => Ok(()),
-        (true, _) if found => Err(Short::SharedFinding),
-        (true, true) => Err(Short::OomCauses),
-        (true, false) => Err(Short::Rivals),
+    match (shared, separated, oom) {
+        (false, _, _) | (true, true, false) => Ok(()),
+        // Which of an out-of-memory error's causes it was, read from the frames, the numbers or
+        // a stated length, was right 15 times in 18 on the tuning half: the likeliest cause,
+        // under the 97 % a diagnosis must reach.
+        (true, true, true) => Err(Short::OomLead),
+        (true, false, _) if found => Err(Short::SharedFinding),
+        (true, false, true) => Err(Short::OomCauses),
+        (true, false, false) => Err(Short::Rivals),
     }
 }
 
@@ -259,6 +266,9 @@ fn message(
                 }
                 Short::SharedFinding => {
                     "what the log shows speaks for more than one of them, and nothing tells them apart"
+                }
+                Short::OomLead => {
+                    "an out-of-memory error has several causes; what the log shows makes the first the likeliest, which is not enough to name it"
                 }
             };
             format!("Possibly {}{first}: {why}.", names.join(", or "))
