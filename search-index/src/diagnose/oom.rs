@@ -7,12 +7,13 @@
 //! 6.80 GiB cached)`, where *cached* is the memory reserved but unallocated), PyTorch 2.x (`GPU
 //! 0 has a total capacity of ... of which ... is free. ... Of the allocated memory ... is
 //! allocated by PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out
-//! of memory trying to allocate`), XLA (`Out of memory while trying to allocate N bytes`) and
-//! CuPy (`Out of memory allocating 488,455,168 bytes`), and PyTorch's cudaMallocAsync backend
+//! of memory trying to allocate`), XLA (`Out of memory while trying to allocate N bytes`), CuPy
+//! (`Out of memory allocating 488,455,168 bytes`) and PyTorch's cudaMallocAsync backend
 //! (`Allocation on device 0 would exceed allowed memory. (out of memory)` with `Currently
-//! allocated : ...`, `Requested : ...`, `Device limit : ...` lines); an XLA allocator's `RESOURCE_EXHAUSTED:
-//! Failed to allocate request for 2.00GiB`, and an exception named for it with no other words
-//! (`torch.OutOfMemoryError: Tried to allocate 12.60 GiB`) are out-of-memory messages too.
+//! allocated : ...`, `Requested : ...`, `Device limit : ...` lines); an XLA allocator's
+//! `RESOURCE_EXHAUSTED: Failed to allocate request for 2.00GiB`, and an exception named for it
+//! with no other words (`torch.OutOfMemoryError: Tried to allocate 12.60 GiB`) are
+//! out-of-memory messages too.
 //! From them, whether allocator fragmentation can explain the failure: only when the memory
 //! reserved but unallocated, with what the device still has free, could have held the request.
 //! A memory summary or snapshot printed beside the OOM ([`dump_fragmentation`]) answers the
