@@ -20,6 +20,23 @@ pub fn is_frame(text: &str) -> bool {
             .next()
             .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
         || text.chars().all(|c| c == '-' || c == '=' || c == ' ')
+        || is_frame_tail(text)
+}
+
+/// The rest of a Python frame's `File "..."` line that a paste broke inside its path
+/// (`packages/torch/utils/data/dataloader.py", line 517, in __next__`): the path's end, its
+/// closing quote, the line number and the function.
+fn is_frame_tail(text: &str) -> bool {
+    let Some((path, rest)) = text.split_once("\", line ") else {
+        return false;
+    };
+    let Some((number, function)) = rest.split_once(", in ") else {
+        return false;
+    };
+    !path.contains(char::is_whitespace)
+        && !number.is_empty()
+        && number.chars().all(|c| c.is_ascii_digit())
+        && !function.trim().is_empty()
 }
 
 /// IPython's arrow at the current line of a frame: `----> 3 code`, and as the line numbers grow
@@ -300,5 +317,28 @@ RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] 
         assert!(lines[0].collateral, "{lines:#?}");
         assert!(!lines[1].collateral, "{lines:#?}");
         assert!(lines[1].context.contains("collate.py"), "{lines:#?}");
+    }
+
+    /// A frame's `File "..."` line broken inside its path reads as two frame lines, not as a
+    /// frame and an exception: the error line is still the one at the traceback's end.
+    #[test]
+    fn the_rest_of_a_frame_broken_inside_its_path_is_a_frame() {
+        assert!(is_frame(
+            "packages/torch/utils/data/dataloader.py\", line 517, in __next__"
+        ));
+        assert!(!is_frame("ValueError: bad value\", line 3, in config"));
+        assert!(!is_frame("loss.py\", line two, in forward"));
+        let log = "Traceback (most recent call last):
+  File \"/home/lab/envs/nerf/lib/python3.7/site-
+packages/torch/utils/data/dataloader.py\", line 517, in __next__
+    data = self._next_data()
+RuntimeError: stack expects each tensor to be equal size, but got [2, 2400, 3] at entry 0 and [2, 2332, 3] at entry 1
+";
+        let lines = read_log(log).error_lines;
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        assert!(
+            lines[0].text.starts_with("RuntimeError: stack"),
+            "{lines:#?}"
+        );
     }
 }

@@ -108,8 +108,9 @@ const MIN_WORD_WRAPPED: usize = 5;
 
 /// The width an editor word-wrapped `sample` at, if one did: its widest line that has a space
 /// to break at (a word longer than the width stays whole, on a line of its own) is at most
-/// [`MAX_WORD_WRAP`] wide, and at least [`MIN_WORD_WRAPPED`] lines narrower than that,
-/// distinct even with their digits left out, go on in the next one. Yields the width and how
+/// [`MAX_WORD_WRAP`] wide, and at least [`MIN_WORD_WRAPPED`] lines narrower than that (or as
+/// wide, with the space broken at kept at their end), distinct even with their digits left
+/// out, go on in the next one. Yields the width and how
 /// many such lines there are.
 fn word_wrap(sample: &str) -> Option<(usize, usize)> {
     let lines: Vec<&str> = (sample.split('\n'))
@@ -124,7 +125,11 @@ fn word_wrap(sample: &str) -> Option<(usize, usize)> {
     }
     let mut wrapped: HashSet<String> = HashSet::new();
     for pair in lines.windows(2) {
-        if pair[0].chars().count() < width && continues(pair[0], pair[1], width) {
+        // A piece as wide as the width went on only if the break is visibly at a space: a
+        // terminal's hard wrap cuts its pieces at exactly that width, mid-word.
+        let used = pair[0].trim_end().chars().count();
+        let at_space = used < pair[0].chars().count();
+        if (used < width || (used == width && at_space)) && continues(pair[0], pair[1], width) {
             wrapped.insert(pair[0].chars().filter(|c| !c.is_ascii_digit()).collect());
             if wrapped.len() >= MAX_COUNTED {
                 break;
@@ -284,6 +289,38 @@ mod tests {
         let cut = hard_wrapped(log, 72);
         assert_eq!(paste_shape(&cut).word_wrap, None, "{cut}");
         assert_eq!(paste_shape(&cut).wrap_width, Some(72), "{cut}");
+    }
+
+    /// A traceback flattened onto one line (a notebook's output pasted as one run), then
+    /// word-wrapped with each break's space kept at the end of its piece: the widest piece ends
+    /// at the width with its space, and the paste still reads as word-wrapped, whole again.
+    #[test]
+    fn a_flattened_traceback_an_editor_wrapped_is_read_whole() {
+        let line = "Traceback (most recent call last): File \"eval.py\", line 138, in <module> out, _ = model.beam_search(feats, eos_idxs=[vocab.stoi['<eos>'], -1], beam_size=5) File \"/srv/sct/models/captioning.py\", line 151, in beam_search selected_logprob, selected_idx = torch.sort(seq_logprob.view(b_s, -1), -1, descending=True) RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.";
+        let log = format!("python eval.py --beam 5\nloading weights\n{line}\n");
+        let mut pieces = Vec::new();
+        let mut current = String::new();
+        for word in log.lines().nth(2).unwrap().split_inclusive(' ') {
+            if current.chars().count() + word.chars().count() > 100 {
+                pieces.push(std::mem::take(&mut current));
+            }
+            current.push_str(word);
+        }
+        pieces.push(current);
+        assert!(pieces.len() >= 6, "{pieces:#?}");
+        let wrapped = format!(
+            "python eval.py --beam 5\nloading weights\n{}\n",
+            pieces.join("\n")
+        );
+        assert!(paste_shape(&wrapped).word_wrap.is_some(), "{wrapped}");
+        let report = read_log(&wrapped);
+        assert!(
+            (report.error_lines.iter()).any(|l| l.text.contains(
+                "RuntimeError: view size is not compatible with input tensor's size and stride"
+            )),
+            "{:#?}",
+            report.error_lines
+        );
     }
 
     /// A log pasted with every line indented (a Markdown or mail block) reads as the log itself;
