@@ -431,3 +431,31 @@ fn an_oom_after_packing_to_a_long_length_points_at_the_sequence() {
     let d = diagnosed(&format!("INFO data: packing: true\n{oom}\n"));
     assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
 }
+
+/// An OOM message pasted without its exception class (`CUDA out of memory. Tried to allocate
+/// ...`) is still an OOM: it matches the signature whose wording it has, not one it lacks the
+/// defining word of (`HIP out of memory. Tried to allocate`), so it is not "no entry".
+#[test]
+fn an_oom_message_without_its_exception_class_is_an_oom() {
+    for log in [
+        "CUDA out of memory. Tried to allocate 46.00 MiB\n",
+        "CUDA out of memory. Tried to allocate 46.00 MiB (GPU 0; 11.17 GiB total capacity; 10.44 GiB already\n",
+    ] {
+        let d = diagnosed(log);
+        assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+        assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+    }
+}
+
+/// PyTorch 2.1 printed `total capacty of`: the device's size is read from it, and a request
+/// larger than the whole device speaks for a tensor that grows with the input.
+#[test]
+fn the_misspelt_capacity_of_pytorch_2_1_is_read() {
+    let log = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 355.43 GiB. GPU 0 has a total capacty of 79.32 GiB of which 18.06 GiB is free. Of the allocated memory 59.80 GiB is allocated by PyTorch, and 190.44 MiB is reserved by PyTorch but unallocated.\n";
+    let d = diagnosed(log);
+    assert_ne!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+    assert!(
+        (d.entries.iter()).any(|e| e.reasons.iter().any(|r| r.contains("79.32 GiB"))),
+        "{d:#?}"
+    );
+}

@@ -6,7 +6,8 @@
 //! 718.75 MiB free; 13.63 GiB reserved in total by PyTorch)`; before 1.5, `...; 4.36 GiB free;
 //! 6.80 GiB cached)`, where *cached* is the memory reserved but unallocated), PyTorch 2.x (`GPU
 //! 0 has a total capacity of ... of which ... is free. ... Of the allocated memory ... is
-//! allocated by PyTorch, and ... is reserved by PyTorch but unallocated.`), TensorFlow (`ran out
+//! allocated by PyTorch, and ... is reserved by PyTorch but unallocated.`; 2.1 spelt it
+//! `capacty`), TensorFlow (`ran out
 //! of memory trying to allocate`), XLA (`Out of memory while trying to allocate N bytes`), CuPy
 //! (`Out of memory allocating 488,455,168 bytes`) and PyTorch's cudaMallocAsync backend
 //! (`Allocation on device 0 would exceed allowed memory. (out of memory)` with `Currently
@@ -82,7 +83,9 @@ impl OomNumbers {
                 .or_else(|| size_after(&lower, "out of memory allocating"))
                 .or_else(|| size_after(&lower, "failed to allocate request for"))
                 .or_else(|| size_after_label(&lower, "requested")),
+            // PyTorch 2.1's message misspelt it: `GPU 0 has a total capacty of 23.65 GiB`.
             capacity: size_after(&lower, "total capacity of")
+                .or_else(|| size_after(&lower, "total capacty of"))
                 .or_else(|| size_before(&lower, "total capacity"))
                 .or_else(|| size_after_label(&lower, "device limit")),
             free: size_after(&lower, "of which")
@@ -352,6 +355,15 @@ mod tests {
             n.fragmentation(),
             Some(Fragmentation::Possible(_))
         ));
+    }
+
+    /// PyTorch 2.1 printed `total capacty of`: its capacity is read all the same.
+    #[test]
+    fn the_capacity_of_pytorch_2_1s_misspelt_message() {
+        let line = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB. GPU 0 has a total capacty of 23.65 GiB of which 1.66 GiB is free. Of the allocated memory 12.09 GiB is allocated by PyTorch, and 4.84 GiB is reserved by PyTorch but unallocated.";
+        let n = OomNumbers::of(line).unwrap();
+        assert_eq!(n.capacity, Some(23.65 * GIB));
+        assert_eq!(n.free, Some(1.66 * GIB));
     }
 
     /// The pieces and the device's free memory together: neither alone holds the request, both
