@@ -157,6 +157,7 @@ pub(super) fn ranked_entries(
     precedence::put_findings_first(&mut entries);
     precedence::doubted_behind_the_best(&mut entries);
     precedence::launchers_behind_the_workers(&mut entries);
+    precedence::common_words_behind_the_pointed(&mut entries);
     entries.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)

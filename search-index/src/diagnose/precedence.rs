@@ -1,6 +1,6 @@
 //! The order of the ranked entries where word overlap is not the last word: findings first,
 //! doubted entries behind the best undoubted one, warnings behind a cut crash's frames, a
-//! launcher's summary behind a worker's own line.
+//! launcher's summary behind a worker's own line, common words behind anything that points.
 //!
 //! Takes the scored entries (and the log's lines); caps or raises scores, never reorders by
 //! itself: the caller sorts.
@@ -104,6 +104,26 @@ pub(super) fn launchers_behind_the_workers(entries: &mut [DiagnosedEntry]) {
     }
 }
 
+/// A line that shares only common words with an entry's signatures (`out of` and the `Error`
+/// of `EOFError: Ran out of input` with `CUDA error: out of memory`) does not point at the
+/// entry: such an entry ranks behind every entry something points at (a cue, a finding, a line
+/// sharing more than common words).
+pub(super) fn common_words_behind_the_pointed(entries: &mut [DiagnosedEntry]) {
+    let points = |e: &DiagnosedEntry| {
+        !e.against() && (!e.cues.is_empty() || e.found() || e.evidence.iter().any(|ev| ev.specific))
+    };
+    let best = (entries.iter())
+        .filter(|e| points(e))
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    if best <= 0.0 {
+        return;
+    }
+    for e in entries.iter_mut().filter(|e| !points(e) && !e.against()) {
+        e.score = e.score.min(best * DOUBT_CAP);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +203,28 @@ mod tests {
         let mut entries = vec![entry("frag", 9.0, true)];
         doubted_behind_the_best(&mut entries);
         assert_eq!(entries[0].score, 9.0);
+    }
+
+    #[test]
+    fn an_entry_only_common_words_match_goes_behind_one_a_cue_points_at() {
+        let line = "EOFError: Ran out of input";
+        let mut common = entry("cuda-oom", 12.5, false);
+        common.evidence = vec![evidence(line, Role::Cause, 0.5, 1.0)];
+        common.evidence[0].specific = false;
+        let mut cued = entry("pickle", 10.0, false);
+        cued.cues = vec![crate::diagnose::CueEvidence {
+            line: 2,
+            text: "ForkingPickler(file, protocol).dump(obj)".into(),
+            cue: "ForkingPickler".into(),
+            kind: CueKind::Frame,
+        }];
+        let mut entries = vec![common.clone(), cued];
+        common_words_behind_the_pointed(&mut entries);
+        assert_eq!(entries[0].score, 10.0 * DOUBT_CAP);
+        assert_eq!(entries[1].score, 10.0);
+        // With nothing that points, nothing moves.
+        let mut entries = vec![common];
+        common_words_behind_the_pointed(&mut entries);
+        assert_eq!(entries[0].score, 12.5);
     }
 }
