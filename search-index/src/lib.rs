@@ -10,6 +10,7 @@
 //! the search path uses no threads, no mmap and no clock, so the same code runs in WebAssembly.
 
 pub mod bundle;
+pub mod coverage;
 pub mod diagnose;
 pub mod first;
 pub mod log;

@@ -18,6 +18,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
+use crate::coverage::{longest_run, outranks, Match};
 use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
@@ -476,18 +477,19 @@ impl Searcher {
         })
     }
 
-    /// The signature the query matches best: coverage weighed by the share of its defining words
-    /// found, as [`Searcher::hit`] weighs it (ties: the higher coverage, the longer). Coverage
-    /// is the mean of the share of its terms found anywhere in the query and of the share found
-    /// as one run in its order. `CUDA out of memory. Tried to allocate` is matched by the
-    /// signature whose defining words it has, not by `HIP out of memory. Tried to allocate`.
+    /// The signature the query matches best: one it shares more than common words with before
+    /// one it does not, then coverage weighed by the share of its defining words found, as
+    /// [`Searcher::hit`] weighs it (ties: the higher coverage, the longer). Coverage is the mean
+    /// of the share of its terms found anywhere in the query and of the share found as one run
+    /// in its order. `CUDA out of memory. Tried to allocate` is matched by the signature whose
+    /// defining words it has, not by `HIP out of memory. Tried to allocate`.
     fn best_signature(
         &self,
         ord: usize,
         query: &HashSet<&str>,
         sequence: &[String],
     ) -> (Option<String>, f32, (f32, bool), bool) {
-        let mut best: Option<((f32, f32, usize), usize, (f32, bool))> = None;
+        let mut best: Option<(Match, usize, (f32, bool))> = None;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
             if sig_terms.is_empty() || !sig_terms.iter().any(|t| query.contains(t.as_str())) {
                 continue;
@@ -501,32 +503,35 @@ impl Searcher {
             let coverage = (bag + run) / 2.0;
             let defining = self.defining_share(sig_terms, query);
             let weighed = coverage * (0.5 + 0.5 * defining.0);
-            let rank = (weighed, coverage, sig_terms.len());
+            let specific = self.is_specific(sig_terms, query, coverage);
+            let rank = (specific, weighed, coverage, sig_terms.len());
             if best.is_none_or(|(r, _, _)| outranks(rank, r)) {
                 best = Some((rank, i, defining));
             }
         }
-        let Some(((_, coverage, len), i, defining)) = best else {
-            return (None, 0.0, (0.0, false), false);
-        };
-        let signature = &self.signature_terms[ord][i];
-        // One word shared with a message of three words or more (`core` of `numpy.core.
-        // multiarray failed to import` in `Aborted (core dumped)`) is a coincidence as often
-        // as not, however rare the word.
+        match best {
+            Some(((specific, _, coverage, _), i, defining)) => (
+                Some(self.docs[ord].signatures[i].clone()),
+                coverage,
+                defining,
+                specific,
+            ),
+            None => (None, 0.0, (0.0, false), false),
+        }
+    }
+
+    /// Whether a query covering `coverage` of `signature` shares more than common words with
+    /// it, or all of it. One word shared with a message of three words or more (`core` of
+    /// `numpy.core.multiarray failed to import` in `Aborted (core dumped)`) is a coincidence as
+    /// often as not, however rare the word.
+    fn is_specific(&self, signature: &[String], query: &HashSet<&str>, coverage: f32) -> bool {
         let shared: HashSet<&str> = signature
             .iter()
             .map(String::as_str)
             .filter(|t| query.contains(t))
             .collect();
-        let lone_word = shared.len() == 1 && len >= LONE_WORD_SIGNATURE;
-        let specific =
-            coverage >= 1.0 || (!lone_word && shared.iter().any(|t| !self.common.contains(*t)));
-        (
-            Some(self.docs[ord].signatures[i].clone()),
-            coverage,
-            defining,
-            specific,
-        )
+        let lone_word = shared.len() == 1 && signature.len() >= LONE_WORD_SIGNATURE;
+        coverage >= 1.0 || (!lone_word && shared.iter().any(|t| !self.common.contains(*t)))
     }
 
     /// The share of a signature's defining terms found in the query (1 when it has none), and
@@ -563,36 +568,4 @@ fn cue_set(docs: &[DocMeta]) -> (CueSet, Vec<usize>) {
         }
     }
     (CueSet::new(&cues), owners)
-}
-
-/// Whether a signature matched as `a` (weighed coverage, coverage, length) beats one matched as
-/// `b`; shares that differ only by rounding (`0.7` against `0.70000005`) are equal.
-fn outranks(a: (f32, f32, usize), b: (f32, f32, usize)) -> bool {
-    const SAME: f32 = 1e-4;
-    if (a.0 - b.0).abs() > SAME {
-        return a.0 > b.0;
-    }
-    if (a.1 - b.1).abs() > SAME {
-        return a.1 > b.1;
-    }
-    a.2 > b.2
-}
-
-/// The length of the longest run of `signature`'s terms that appears, in order and adjacent,
-/// in `sequence`.
-fn longest_run(signature: &[String], sequence: &[String]) -> usize {
-    let mut best = 0;
-    for (j, q) in sequence.iter().enumerate() {
-        for (i, s) in signature.iter().enumerate() {
-            if s == q && signature.len() - i > best {
-                let run = signature[i..]
-                    .iter()
-                    .zip(&sequence[j..])
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                best = best.max(run);
-            }
-        }
-    }
-    best
 }

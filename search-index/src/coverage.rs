@@ -1,0 +1,72 @@
+//! How well a line matches one signature: the run of its words found in order, and which of
+//! two matches is the better.
+//!
+//! Takes a signature's terms and a line's terms in order; yields the longest run of the
+//! signature found as it is written, and compares two matches by what [`crate::Searcher`]
+//! weighs: a match on more than common words first, then coverage weighed by the defining
+//! words found, then coverage, then the longer signature.
+
+/// How a signature was matched: whether on more than common words, its coverage weighed by
+/// its defining words, its coverage, and its length in terms.
+pub type Match = (bool, f32, f32, usize);
+
+/// Whether a signature matched as `a` (specific, weighed coverage, coverage, length) beats one
+/// matched as `b`; shares that differ only by rounding (`0.7` against `0.70000005`) are equal.
+pub fn outranks(a: Match, b: Match) -> bool {
+    const SAME: f32 = 1e-4;
+    if a.0 != b.0 {
+        return a.0;
+    }
+    if (a.1 - b.1).abs() > SAME {
+        return a.1 > b.1;
+    }
+    if (a.2 - b.2).abs() > SAME {
+        return a.2 > b.2;
+    }
+    a.3 > b.3
+}
+
+/// The length of the longest run of `signature`'s terms that appears, in order and adjacent,
+/// in `sequence`.
+pub fn longest_run(signature: &[String], sequence: &[String]) -> usize {
+    let mut best = 0;
+    for (j, q) in sequence.iter().enumerate() {
+        for (i, s) in signature.iter().enumerate() {
+            if s == q && signature.len() - i > best {
+                let run = signature[i..]
+                    .iter()
+                    .zip(&sequence[j..])
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                best = best.max(run);
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A match on more than common words beats a fuller one on common words only; shares that
+    /// differ by rounding fall to the next criterion.
+    #[test]
+    fn a_specific_match_beats_a_fuller_one_of_common_words() {
+        assert!(outranks((true, 0.59, 0.79, 14), (false, 0.8, 0.8, 5)));
+        assert!(!outranks((false, 0.8, 0.8, 5), (true, 0.59, 0.79, 14)));
+        assert!(outranks(
+            (true, 0.7, 0.7, 10),
+            (true, 0.700_000_05, 0.700_000_05, 5)
+        ));
+        assert!(!outranks((true, 0.6, 0.9, 10), (true, 0.7, 0.7, 5)));
+    }
+
+    #[test]
+    fn the_longest_run_is_found_in_order() {
+        let terms = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let sig = terms("cuda out of memory tried to allocate");
+        assert_eq!(longest_run(&sig, &terms("x cuda out of memory tried y")), 5);
+        assert_eq!(longest_run(&sig, &terms("memory of out cuda")), 1);
+    }
+}
