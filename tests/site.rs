@@ -31,6 +31,8 @@ mod first_search;
 mod incremental;
 #[path = "site/memory.rs"]
 mod memory;
+#[path = "site/outcomes.rs"]
+mod outcomes;
 #[path = "site/run.rs"]
 mod run;
 #[path = "site/search.rs"]

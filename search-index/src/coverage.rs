@@ -2,13 +2,47 @@
 //! two matches is the better.
 //!
 //! Takes a signature's terms and a line's terms in order; yields the longest run of the
-//! signature found as it is written, and compares two matches by what [`crate::Searcher`]
-//! weighs: a match on more than common words first, then coverage weighed by the defining
-//! words found, then coverage, then the longer signature.
+//! signature found as it is written, the share of its message (the words after its
+//! exception's name) found so, and compares two matches by what [`crate::Searcher`] weighs: a
+//! match on more than common words first, then coverage weighed by the defining words found,
+//! then coverage, then the longer signature.
 
 /// How a signature was matched: whether on more than common words, its coverage weighed by
 /// its defining words, its coverage, and its length in terms.
 pub type Match = (bool, f32, f32, usize);
+
+/// How many of the terms of `signature` (a signature's text) are its exception's name: the
+/// terms of a first word such as `RuntimeError:` or `torch.distributed.DistBackendError:`,
+/// none when it starts otherwise.
+pub fn head_len(signature: &str) -> usize {
+    let Some(first) = signature.split_whitespace().next() else {
+        return 0;
+    };
+    let Some(name) = first.strip_suffix(':') else {
+        return 0;
+    };
+    let named = ["Error", "Exception", "Warning"]
+        .iter()
+        .any(|k| name.ends_with(k));
+    let plain = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+    if named && plain {
+        crate::tokenizer::terms(first).len()
+    } else {
+        0
+    }
+}
+
+/// The share of a signature's message (its terms after the first `head`, the exception's
+/// name) found in `sequence` as one run in its order; 1 when it is all name.
+pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> f32 {
+    let message = signature.get(head..).unwrap_or_default();
+    if message.is_empty() {
+        return 1.0;
+    }
+    longest_run(message, sequence) as f32 / message.len() as f32
+}
 
 /// Whether a signature matched as `a` (specific, weighed coverage, coverage, length) beats one
 /// matched as `b`; shares that differ only by rounding (`0.7` against `0.70000005`) are equal.
@@ -60,6 +94,27 @@ mod tests {
             (true, 0.700_000_05, 0.700_000_05, 5)
         ));
         assert!(!outranks((true, 0.6, 0.9, 10), (true, 0.7, 0.7, 5)));
+    }
+
+    /// `RuntimeError: NCCL error in:` against `RuntimeError: Distributed package doesn't have
+    /// NCCL built in`: every word is there, but of its message only `NCCL` in its order.
+    #[test]
+    fn the_message_after_the_exceptions_name_is_matched_as_written() {
+        let sig = "RuntimeError: NCCL error in:";
+        let head = head_len(sig);
+        assert_eq!(head, 3);
+        let terms = crate::tokenizer::terms;
+        let built_in = terms("RuntimeError: Distributed package doesn't have NCCL built in");
+        assert!((phrase(&terms(sig), head, &built_in) - 1.0 / 3.0).abs() < 1e-6);
+        let real =
+            terms("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error");
+        assert_eq!(phrase(&terms(sig), head, &real), 1.0);
+        assert_eq!(head_len("CUDA error: out of memory"), 0);
+        let class = "torch.distributed.DistBackendError:";
+        assert_eq!(
+            head_len(&format!("{class} NCCL error in:")),
+            terms(class).len()
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
-use crate::coverage::{longest_run, outranks, Match};
+use crate::coverage::{head_len, longest_run, outranks, phrase, Match};
 use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
@@ -86,6 +86,10 @@ pub struct Hit {
     /// none, and its `defining` is 1 whatever the query.
     #[serde(skip)]
     pub defined: bool,
+    /// The share of that signature's message (its words after the exception's name) found in
+    /// the query as one run in its order.
+    #[serde(skip)]
+    pub phrase: f32,
 }
 
 impl Hit {
@@ -103,6 +107,7 @@ impl Hit {
             defining: 0.0,
             specific: false,
             defined: false,
+            phrase: 0.0,
         }
     }
 }
@@ -127,6 +132,8 @@ pub struct Searcher {
     ords: Vec<tantivy::columnar::Column<u64>>,
     /// For each document, each signature's terms in order.
     signature_terms: Vec<Vec<Vec<String>>>,
+    /// For each signature, how many of its terms are its exception's name.
+    signature_heads: Vec<Vec<usize>>,
     /// Every distinct signature term, sorted (see [`vocabulary::completions`]).
     sorted_terms: Vec<String>,
     /// Terms found in the signatures of at most [`vocabulary::DEFINING_DOCS`] entries.
@@ -295,6 +302,9 @@ impl Searcher {
             .iter()
             .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
             .collect();
+        let signature_heads = (docs.iter())
+            .map(|d| d.signatures.iter().map(|s| head_len(s)).collect())
+            .collect();
         let (rare, common) = vocabulary::rare_and_common(&signature_terms);
         let sorted_terms = vocabulary::sorted_terms(&signature_terms);
         let (cues, cue_docs) = cue_set(&docs);
@@ -311,6 +321,7 @@ impl Searcher {
             ords,
             docs,
             signature_terms,
+            signature_heads,
             sorted_terms,
             rare,
             common,
@@ -463,7 +474,7 @@ impl Searcher {
         sequence: &[String],
     ) -> Option<Hit> {
         let meta = self.docs.get(ord)?;
-        let (matched_signature, coverage, (defining, defined), specific) =
+        let (matched_signature, coverage, (defining, defined), specific, phrase) =
             self.best_signature(ord, query, sequence);
         let matched = coverage * (0.5 + 0.5 * defining);
         Some(Hit {
@@ -473,6 +484,7 @@ impl Searcher {
             defining,
             specific,
             defined,
+            phrase,
             ..Hit::unmatched(meta, score)
         })
     }
@@ -488,7 +500,7 @@ impl Searcher {
         ord: usize,
         query: &HashSet<&str>,
         sequence: &[String],
-    ) -> (Option<String>, f32, (f32, bool), bool) {
+    ) -> (Option<String>, f32, (f32, bool), bool, f32) {
         let mut best: Option<(Match, usize, (f32, bool))> = None;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
             if sig_terms.is_empty() || !sig_terms.iter().any(|t| query.contains(t.as_str())) {
@@ -515,8 +527,13 @@ impl Searcher {
                 coverage,
                 defining,
                 specific,
+                phrase(
+                    &self.signature_terms[ord][i],
+                    self.signature_heads[ord][i],
+                    sequence,
+                ),
             ),
-            None => (None, 0.0, (0.0, false), false),
+            None => (None, 0.0, (0.0, false), false, 0.0),
         }
     }
 

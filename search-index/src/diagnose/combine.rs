@@ -439,6 +439,7 @@ fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, 
         defining: hit.defining,
         defined: hit.defined,
         specific: hit.specific,
+        phrase: hit.phrase,
         role,
         score,
     });

@@ -114,6 +114,10 @@ pub struct Evidence {
     /// [`crate::Hit`]): one word, or words most signatures have, do not point at the entry.
     #[serde(skip)]
     pub specific: bool,
+    /// The share of the signature's message (its words after the exception's name) the line
+    /// holds in its order (see [`crate::Hit`]).
+    #[serde(skip)]
+    pub phrase: f32,
     pub role: Role,
     pub score: f32,
 }

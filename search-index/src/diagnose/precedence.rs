@@ -156,6 +156,7 @@ mod tests {
             defining,
             defined: true,
             specific: true,
+            phrase: 1.0,
             role,
             score: 1.0,
         }

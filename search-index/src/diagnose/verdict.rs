@@ -21,6 +21,10 @@ pub(super) const MIN_DEFINING: f32 = 0.75;
 /// The coverage a line needs to name the failure by a signature that has no defining words
 /// (each of its words is in several entries' signatures): most of its wording.
 const MIN_UNDEFINED_COVERAGE: f32 = 0.8;
+/// The share of a signature's message (its words after the exception's name) a line needs in
+/// the order written to name the failure: `RuntimeError: Distributed package doesn't have NCCL
+/// built in` holds every word of `RuntimeError: NCCL error in:`, but not its message.
+const MIN_PHRASE: f32 = 0.5;
 /// Another entry whose signature the same line covers to within this much matches it as well.
 const SAME_MATCH: f32 = 0.05;
 /// The least a line that is not a consequence of another error must share with a signature
@@ -167,6 +171,7 @@ fn names_the_failure(
             && !(crashed_elsewhere && warnings.contains(&e.line))
             && (only_context || e.role != Role::Context)
             && e.coverage >= threshold
+            && e.phrase >= MIN_PHRASE
             && e.defining >= MIN_DEFINING
             && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
     };
