@@ -50,7 +50,7 @@ fn is_ipython_arrow(text: &str) -> bool {
 }
 
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line.
-pub const ERROR_MARKERS: [&str; 47] = [
+pub const ERROR_MARKERS: [&str; 48] = [
     "Error:",
     "Error(",
     "Exception:",
@@ -75,6 +75,9 @@ pub const ERROR_MARKERS: [&str; 47] = [
     "exit status 137",
     "return code = -9",
     "Segmentation fault",
+    // ROCm's HSA runtime, before it aborts the process: `Memory access fault by GPU node-2
+    // (Agent handle: 0x...) on address 0x.... Reason: Page not present or supervisor privilege.`
+    "Memory access fault by GPU",
     "core dumped",
     // A notebook's or a runner's own report that the process died (`Your session crashed
     // after using all available RAM.`); not `crashed` alone (`restarting crashed workers`).
