@@ -1,6 +1,6 @@
 //! Diagnoses that turn on the exact words a CUDA library prints, on the real `content/` with
 //! logs the project writes: the data type in the cuBLAS call PyTorch quotes, and the CUDA
-//! runtime's own error in a forked DataLoader worker.
+//! runtime's own error in a forked DataLoader worker, and ROCm's memory-access fault.
 
 use errata_search::diagnose::Outcome;
 
@@ -51,4 +51,19 @@ fn one_word_of_a_short_cuda_signature_points_nowhere() {
     let log = "Traceback (most recent call last):\n  File \"/work/prep.py\", line 30, in <module>\n    rows = f.read()\nUnicodeDecodeError: 'utf-8' codec can't decode byte 0x92 in position 7047: invalid start byte\n";
     let d = diagnosed(log);
     assert_eq!(d.outcome, Outcome::None, "{d:#?}");
+}
+
+/// ROCm's HSA runtime reports an illegal address with its own line before it aborts the
+/// process: it is the failing line, and it points at the illegal-memory-access entry, not at
+/// the abort that follows it.
+#[test]
+fn rocms_memory_access_fault_is_an_illegal_access() {
+    let d = diagnosed(
+        "step 10 loss 2.1
+Memory access fault by GPU node-2 (Agent handle: 0x55d0c0a0b0c0) on address 0x7f1c00000000. Reason: Page not present or supervisor privilege.
+Aborted (core dumped)
+",
+    );
+    assert_eq!(top(&d), "cuda-illegal-memory-access", "{d:#?}");
+    assert_eq!(d.first_failure.as_ref().map(|f| f.line), Some(2), "{d:#?}");
 }
