@@ -4,12 +4,11 @@
 //! Takes a signature's terms and a line's terms in order; yields the longest run of the
 //! signature found as it is written, the share of its message (the words after its
 //! exception's name) found so, and compares two matches by what [`crate::Searcher`] weighs: a
-//! match on more than common words first, then coverage weighed by the defining words found,
-//! then coverage, then the longer signature.
+//! coverage weighed by the defining words found, then coverage, then the longer signature.
 
-/// How a signature was matched: whether on more than common words, its coverage weighed by
-/// its defining words, its coverage, and its length in terms.
-pub type Match = (bool, f32, f32, usize);
+/// How a signature was matched: its coverage weighed by its defining words, its coverage, and
+/// its length in terms.
+pub type Match = (f32, f32, usize);
 
 /// How many of the terms of `signature` (a signature's text) are its exception's name: the
 /// terms of a first word such as `RuntimeError:` or `torch.distributed.DistBackendError:`,
@@ -44,20 +43,17 @@ pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> f32 {
     longest_run(message, sequence) as f32 / message.len() as f32
 }
 
-/// Whether a signature matched as `a` (specific, weighed coverage, coverage, length) beats one
-/// matched as `b`; shares that differ only by rounding (`0.7` against `0.70000005`) are equal.
+/// Whether a signature matched as `a` (weighed coverage, coverage, length) beats one matched as
+/// `b`; shares that differ only by rounding (`0.7` against `0.70000005`) are equal.
 pub fn outranks(a: Match, b: Match) -> bool {
     const SAME: f32 = 1e-4;
-    if a.0 != b.0 {
-        return a.0;
+    if (a.0 - b.0).abs() > SAME {
+        return a.0 > b.0;
     }
     if (a.1 - b.1).abs() > SAME {
         return a.1 > b.1;
     }
-    if (a.2 - b.2).abs() > SAME {
-        return a.2 > b.2;
-    }
-    a.3 > b.3
+    a.2 > b.2
 }
 
 /// The length of the longest run of `signature`'s terms that appears, in order and adjacent,
@@ -83,17 +79,12 @@ pub fn longest_run(signature: &[String], sequence: &[String]) -> usize {
 mod tests {
     use super::*;
 
-    /// A match on more than common words beats a fuller one on common words only; shares that
-    /// differ by rounding fall to the next criterion.
+    /// The weighed coverage decides; shares that differ by rounding fall to the next criterion.
     #[test]
-    fn a_specific_match_beats_a_fuller_one_of_common_words() {
-        assert!(outranks((true, 0.59, 0.79, 14), (false, 0.8, 0.8, 5)));
-        assert!(!outranks((false, 0.8, 0.8, 5), (true, 0.59, 0.79, 14)));
-        assert!(outranks(
-            (true, 0.7, 0.7, 10),
-            (true, 0.700_000_05, 0.700_000_05, 5)
-        ));
-        assert!(!outranks((true, 0.6, 0.9, 10), (true, 0.7, 0.7, 5)));
+    fn the_weighed_coverage_decides_and_rounding_ties() {
+        assert!(outranks((0.8, 0.8, 5), (0.59, 0.79, 14)));
+        assert!(outranks((0.7, 0.7, 10), (0.700_000_05, 0.700_000_05, 5)));
+        assert!(!outranks((0.6, 0.9, 10), (0.7, 0.7, 5)));
     }
 
     /// `RuntimeError: NCCL error in:` against `RuntimeError: Distributed package doesn't have

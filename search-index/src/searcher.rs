@@ -489,19 +489,18 @@ impl Searcher {
         })
     }
 
-    /// The signature the query matches best: one it shares more than common words with before
-    /// one it does not, then coverage weighed by the share of its defining words found, as
-    /// [`Searcher::hit`] weighs it (ties: the higher coverage, the longer). Coverage is the mean
-    /// of the share of its terms found anywhere in the query and of the share found as one run
-    /// in its order. `CUDA out of memory. Tried to allocate` is matched by the signature whose
-    /// defining words it has, not by `HIP out of memory. Tried to allocate`.
+    /// The signature the query matches best: coverage weighed by the share of its defining words
+    /// found, as [`Searcher::hit`] weighs it (ties: the higher coverage, the longer). Coverage
+    /// is the mean of the share of its terms found anywhere in the query and of the share found
+    /// as one run in its order. `CUDA out of memory. Tried to allocate` is matched by the
+    /// signature whose defining words it has, not by `HIP out of memory. Tried to allocate`.
     fn best_signature(
         &self,
         ord: usize,
         query: &HashSet<&str>,
         sequence: &[String],
     ) -> (Option<String>, f32, (f32, bool), bool, f32) {
-        let mut best: Option<(Match, usize, (f32, bool))> = None;
+        let mut best: Option<(Match, usize, (f32, bool), bool)> = None;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
             if sig_terms.is_empty() || !sig_terms.iter().any(|t| query.contains(t.as_str())) {
                 continue;
@@ -516,13 +515,13 @@ impl Searcher {
             let defining = self.defining_share(sig_terms, query);
             let weighed = coverage * (0.5 + 0.5 * defining.0);
             let specific = self.is_specific(sig_terms, query, coverage);
-            let rank = (specific, weighed, coverage, sig_terms.len());
-            if best.is_none_or(|(r, _, _)| outranks(rank, r)) {
-                best = Some((rank, i, defining));
+            let rank = (weighed, coverage, sig_terms.len());
+            if best.is_none_or(|(r, _, _, _)| outranks(rank, r)) {
+                best = Some((rank, i, defining, specific));
             }
         }
         match best {
-            Some(((specific, _, coverage, _), i, defining)) => (
+            Some(((_, coverage, _), i, defining, specific)) => (
                 Some(self.docs[ord].signatures[i].clone()),
                 coverage,
                 defining,

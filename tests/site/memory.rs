@@ -459,19 +459,3 @@ fn the_misspelt_capacity_of_pytorch_2_1_is_read() {
         "{d:#?}"
     );
 }
-
-/// A PyTorch OOM cut after its first sentence shares its exception's name with a Triton
-/// signature (`No valid triton configs. OutOfMemoryError: out of resource:`) and only common
-/// words with `CUDA error: out of memory`: the OOM entries' own `torch.OutOfMemoryError:
-/// CUDA out of memory.` wording, which it shares more than common words with, is what it
-/// matches, and an OOM entry comes first.
-#[test]
-fn a_cut_oom_message_is_an_oom_not_a_triton_failure() {
-    let d = diagnosed("torch.OutOfMemoryError: CUDA out of memory.\n");
-    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
-    assert!(
-        (d.entries[0].evidence[0].signature.as_deref())
-            .is_some_and(|s| s.starts_with("torch.OutOfMemoryError")),
-        "{d:#?}"
-    );
-}
