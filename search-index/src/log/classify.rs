@@ -222,6 +222,21 @@ pub fn exception_head(text: &str) -> bool {
         || matches!(last, "Error" | "Exception")
 }
 
+/// The exception a debugger's pop-up names on a line of its own, its message on the next:
+/// VS Code's `Exception has occurred: RuntimeError` (or its translations, `发生异常:
+/// RuntimeError`) copied from the pop-up. Yields the exception's name.
+pub fn popup_exception(text: &str) -> Option<&str> {
+    const MAX_PREFIX: usize = 40;
+    let (prefix, name) = text.rsplit_once(": ")?;
+    let plain_prefix = !prefix.is_empty()
+        && prefix.chars().count() <= MAX_PREFIX
+        && !prefix.contains(':')
+        && !prefix.chars().any(|c| c.is_ascii_digit());
+    let name = name.trim_end();
+    (plain_prefix && !name.contains(' ') && exception_head(name) && !name.ends_with(':'))
+        .then_some(name)
+}
+
 pub fn is_warning_class(text: &str) -> bool {
     let head = text.split(':').next().unwrap_or(text);
     head.ends_with("Warning")
@@ -343,5 +358,39 @@ RuntimeError: stack expects each tensor to be equal size, but got [2, 2400, 3] a
             lines[0].text.starts_with("RuntimeError: stack"),
             "{lines:#?}"
         );
+    }
+
+    /// VS Code's exception pop-up, copied: the exception's name after the pop-up's words, its
+    /// message on the next line; read as the exception line `RuntimeError: <message>`.
+    #[test]
+    fn a_debuggers_popup_names_the_exception_its_message_follows() {
+        assert_eq!(
+            popup_exception("Exception has occurred: RuntimeError"),
+            Some("RuntimeError")
+        );
+        assert_eq!(
+            popup_exception("发生异常: RuntimeError"),
+            Some("RuntimeError")
+        );
+        for text in [
+            "RuntimeError: CUDA error: out of memory",
+            "epoch 3: ValueError",
+            "loss: nan",
+            "Exception has occurred: RuntimeError is raised",
+        ] {
+            assert_eq!(popup_exception(text), None, "{text}");
+        }
+        let log = "Exception has occurred: RuntimeError
+mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
+  File \"/srv/graph/models/edcoder.py\", line 246, in mask_attr_prediction
+    rep = self.encoder_to_decoder(enc_rep)
+";
+        let lines = read_log(log).error_lines;
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        assert_eq!(
+            lines[0].text,
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)"
+        );
+        assert_eq!(lines[0].line, 1);
     }
 }

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::classify::{
     classify, classify_at, exception_head, is_collateral, is_frame, is_launcher_summary,
-    is_relay_of_what_follows, is_warning_class,
+    is_relay_of_what_follows, is_warning_class, popup_exception,
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
@@ -269,6 +269,14 @@ impl<'c> LogReader<'c> {
             Some(kind)
         } else if state.in_traceback {
             None
+        } else if let Some(name) = popup_exception(&line.text) {
+            // A debugger's pop-up: the message is on the next line.
+            let head = CleanLine {
+                text: format!("{name}:"),
+                ..line
+            };
+            state.awaiting = Some((head, LineKind::Exception, number));
+            return;
         } else {
             classify_at(&line.text, line.level, line.indented())
         };
