@@ -6,7 +6,7 @@
 //! itself: the caller sorts.
 
 use super::combine::CUE_ONLY_MAX;
-use super::verdict::{MIN_COVERAGE, MIN_DEFINING};
+use super::verdict::{points_at, MIN_COVERAGE, MIN_DEFINING};
 use super::{DiagnosedEntry, Role};
 use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, ErrorLine, LineKind};
@@ -105,21 +105,18 @@ pub(super) fn launchers_behind_the_workers(entries: &mut [DiagnosedEntry]) {
 }
 
 /// A line that shares only common words with an entry's signatures (`out of` and the `Error`
-/// of `EOFError: Ran out of input` with `CUDA error: out of memory`) does not point at the
-/// entry: such an entry ranks behind every entry something points at (a cue, a finding, a line
-/// sharing more than common words).
+/// of `EOFError: Ran out of input` with `CUDA error: out of memory`), or too little of one, does
+/// not point at the entry ([`points_at`]): such an entry ranks behind every entry something
+/// points at (a cue, a finding, a line sharing enough of a signature).
 pub(super) fn common_words_behind_the_pointed(entries: &mut [DiagnosedEntry]) {
-    let points = |e: &DiagnosedEntry| {
-        !e.against() && (!e.cues.is_empty() || e.found() || e.evidence.iter().any(|ev| ev.specific))
-    };
     let best = (entries.iter())
-        .filter(|e| points(e))
+        .filter(|e| points_at(e))
         .map(|e| e.score)
         .fold(0.0, f32::max);
     if best <= 0.0 {
         return;
     }
-    for e in entries.iter_mut().filter(|e| !points(e) && !e.against()) {
+    for e in entries.iter_mut().filter(|e| !points_at(e) && !e.against()) {
         e.score = e.score.min(best * DOUBT_CAP);
     }
 }
@@ -223,6 +220,19 @@ mod tests {
         common_words_behind_the_pointed(&mut entries);
         assert_eq!(entries[0].score, 10.0 * DOUBT_CAP);
         assert_eq!(entries[1].score, 10.0);
+        // Nor does a line sharing a rare word but a quarter of the signature (`Trying to resize
+        // storage that is not resizable` against `You are trying to save a non contiguous
+        // tensor`).
+        let mut little = entry("shared-tensors", 12.5, false);
+        little.evidence = vec![evidence(
+            "RuntimeError: Trying to resize storage",
+            Role::Cause,
+            0.25,
+            1.0,
+        )];
+        let mut entries = vec![little, entries[1].clone()];
+        common_words_behind_the_pointed(&mut entries);
+        assert_eq!(entries[0].score, 10.0 * DOUBT_CAP);
         // With nothing that points, nothing moves.
         let mut entries = vec![common];
         common_words_behind_the_pointed(&mut entries);

@@ -112,7 +112,7 @@ pub(super) fn decide(
 /// A line sharing a few common words with many signatures (`AttributeError: ... object has no
 /// attribute`), or one word with a signature of several (`error` of `CUDA error: initialization
 /// error`), points nowhere.
-fn points_at(entry: &DiagnosedEntry) -> bool {
+pub(super) fn points_at(entry: &DiagnosedEntry) -> bool {
     !entry.against()
         && (!entry.cues.is_empty()
             || !entry.reasons.is_empty()
