@@ -245,6 +245,12 @@ export const EVIDENCE_LOGS = [
     'Memory access fault by GPU node-2 (Agent handle: 0x55d0c0a0b0c0) on address 0x7f1c00000000. Reason: Page not present or supervisor privilege.',
     'Aborted (core dumped)',
   ].join('\n'), 'possible', 'cuda-illegal-memory-access'],
+  ["a debugger's pop-up", [
+    'Exception has occurred: RuntimeError',
+    'mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)',
+    '  File "/srv/graph/models/edcoder.py", line 246, in mask_attr_prediction',
+    '    rep = self.encoder_to_decoder(enc_rep)',
+  ].join('\n'), 'diagnosis', 'matmul-shape-mismatch'],
   ['a decode error no entry explains', [
     'Traceback (most recent call last):',
     '  File "/work/prep.py", line 30, in <module>',
