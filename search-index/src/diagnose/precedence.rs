@@ -61,14 +61,24 @@ pub(super) fn put_findings_first(entries: &mut [DiagnosedEntry]) {
 /// cannot outweigh numbers that speak against it.
 /// With no undoubted candidate, the doubted ones keep their order and scores.
 pub(super) fn doubted_behind_the_best(entries: &mut [DiagnosedEntry]) {
+    behind_the_best(entries, |e| !e.doubted, |e| e.doubted);
+}
+
+/// Caps the score of every entry `behind` holds for just behind the best entry `leads` holds
+/// for; with no such leader, nothing moves.
+fn behind_the_best(
+    entries: &mut [DiagnosedEntry],
+    leads: impl Fn(&DiagnosedEntry) -> bool,
+    behind: impl Fn(&DiagnosedEntry) -> bool,
+) {
     let best = (entries.iter())
-        .filter(|e| !e.doubted)
+        .filter(|e| leads(e))
         .map(|e| e.score)
         .fold(0.0, f32::max);
     if best <= 0.0 {
         return;
     }
-    for e in entries.iter_mut().filter(|e| e.doubted) {
+    for e in entries.iter_mut().filter(|e| behind(e)) {
         e.score = e.score.min(best * DOUBT_CAP);
     }
 }
@@ -92,16 +102,7 @@ pub(super) fn launchers_behind_the_workers(entries: &mut [DiagnosedEntry]) {
                     && ev.defining >= MIN_DEFINING
             })
     };
-    let best = (entries.iter())
-        .filter(|e| from_a_worker(e))
-        .map(|e| e.score)
-        .fold(0.0, f32::max);
-    if best <= 0.0 {
-        return;
-    }
-    for e in entries.iter_mut().filter(|e| launcher_only(e)) {
-        e.score = e.score.min(best * DOUBT_CAP);
-    }
+    behind_the_best(entries, from_a_worker, launcher_only);
 }
 
 /// A line that shares only common words with an entry's signatures (`out of` and the `Error`
@@ -109,16 +110,7 @@ pub(super) fn launchers_behind_the_workers(entries: &mut [DiagnosedEntry]) {
 /// not point at the entry ([`points_at`]): such an entry ranks behind every entry something
 /// points at (a cue, a finding, a line sharing enough of a signature).
 pub(super) fn common_words_behind_the_pointed(entries: &mut [DiagnosedEntry]) {
-    let best = (entries.iter())
-        .filter(|e| points_at(e))
-        .map(|e| e.score)
-        .fold(0.0, f32::max);
-    if best <= 0.0 {
-        return;
-    }
-    for e in entries.iter_mut().filter(|e| !points_at(e) && !e.against()) {
-        e.score = e.score.min(best * DOUBT_CAP);
-    }
+    behind_the_best(entries, points_at, |e| !points_at(e) && !e.against());
 }
 
 #[cfg(test)]
