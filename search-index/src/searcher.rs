@@ -500,7 +500,7 @@ impl Searcher {
         query: &HashSet<&str>,
         sequence: &[String],
     ) -> (Option<String>, f32, (f32, bool), bool, f32) {
-        let mut best: Option<(Match, usize, (f32, bool), bool)> = None;
+        let mut best: Option<(Match, usize, (f32, bool))> = None;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
             if sig_terms.is_empty() || !sig_terms.iter().any(|t| query.contains(t.as_str())) {
                 continue;
@@ -514,18 +514,17 @@ impl Searcher {
             let coverage = (bag + run) / 2.0;
             let defining = self.defining_share(sig_terms, query);
             let weighed = coverage * (0.5 + 0.5 * defining.0);
-            let specific = self.is_specific(sig_terms, query, coverage);
             let rank = (weighed, coverage, sig_terms.len());
-            if best.is_none_or(|(r, _, _, _)| outranks(rank, r)) {
-                best = Some((rank, i, defining, specific));
+            if best.is_none_or(|(r, _, _)| outranks(rank, r)) {
+                best = Some((rank, i, defining));
             }
         }
         match best {
-            Some(((_, coverage, _), i, defining, specific)) => (
+            Some(((_, coverage, _), i, defining)) => (
                 Some(self.docs[ord].signatures[i].clone()),
                 coverage,
                 defining,
-                specific,
+                self.is_specific(&self.signature_terms[ord][i], query, coverage),
                 phrase(
                     &self.signature_terms[ord][i],
                     self.signature_heads[ord][i],
