@@ -537,16 +537,17 @@ fn a_frame_cue_where_the_failure_was_raised_weighs_more() {
         })
         .collect();
     let error = "RuntimeError: stacking expect every tensor be same size, but obtained [2, 2400, 3] in entry 0 and [2, 2332, 3] in entry 1\n";
+    // The same error line in both: the cues' scale (the best line's score) is the same, so
+    // the collate entry's own scores compare (it may lead in both).
     let share = |frames: String| {
         let d = diagnosed(&format!(
             "Traceback (most recent call last):\n{frames}{error}"
         ));
-        let best = d.entries[0].score;
         let collate = d
             .entries
             .iter()
             .find(|e| e.slug == "collate-unequal-tensor-sizes");
-        collate.map_or(0.0, |e| e.score / best)
+        collate.map_or(0.0, |e| e.score)
     };
     let raised_there = share(format!("{callers}{collate}"));
     let further_up = share(format!("{collate}{callers}"));
