@@ -6,30 +6,20 @@
 //! exception's name) found so, and compares two matches by what [`crate::Searcher`] weighs: a
 //! coverage weighed by the defining words found, then coverage, then the longer signature.
 
+use crate::log::classify::exception_head;
+use crate::tokenizer::terms;
+
 /// How a signature was matched: its coverage weighed by its defining words, its coverage, and
 /// its length in terms.
 pub type Match = (f32, f32, usize);
 
 /// How many of the terms of `signature` (a signature's text) are its exception's name: the
-/// terms of a first word such as `RuntimeError:` or `torch.distributed.DistBackendError:`,
-/// none when it starts otherwise.
+/// terms of a first word such as `RuntimeError:` or `torch.distributed.DistBackendError:`
+/// ([`exception_head`]), none when it starts otherwise.
 pub fn head_len(signature: &str) -> usize {
-    let Some(first) = signature.split_whitespace().next() else {
-        return 0;
-    };
-    let Some(name) = first.strip_suffix(':') else {
-        return 0;
-    };
-    let named = ["Error", "Exception", "Warning"]
-        .iter()
-        .any(|k| name.ends_with(k));
-    let plain = name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
-    if named && plain {
-        crate::tokenizer::terms(first).len()
-    } else {
-        0
+    match signature.split_whitespace().next() {
+        Some(first) if first.ends_with(':') && exception_head(first) => terms(first).len(),
+        _ => 0,
     }
 }
 
@@ -94,7 +84,6 @@ mod tests {
         let sig = "RuntimeError: NCCL error in:";
         let head = head_len(sig);
         assert_eq!(head, 3);
-        let terms = crate::tokenizer::terms;
         let built_in = terms("RuntimeError: Distributed package doesn't have NCCL built in");
         assert!((phrase(&terms(sig), head, &built_in) - 1.0 / 3.0).abs() < 1e-6);
         let real =

@@ -502,13 +502,13 @@ impl Searcher {
     ) -> (Option<String>, f32, (f32, bool), bool, f32) {
         let mut best: Option<(Match, usize, (f32, bool))> = None;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
-            if sig_terms.is_empty() || !sig_terms.iter().any(|t| query.contains(t.as_str())) {
-                continue;
-            }
             let found = sig_terms
                 .iter()
                 .filter(|t| query.contains(t.as_str()))
                 .count();
+            if found == 0 {
+                continue;
+            }
             let bag = found as f32 / sig_terms.len() as f32;
             let run = longest_run(sig_terms, sequence) as f32 / sig_terms.len() as f32;
             let coverage = (bag + run) / 2.0;
