@@ -28,6 +28,13 @@ use crate::Document;
 /// A signature of this many terms or more is not matched specifically by one of them alone.
 const LONE_WORD_SIGNATURE: usize = 3;
 
+/// A query covering this much of any signature of an entry, with a word of it that is not
+/// common, matches the entry specifically, whichever signature it matches best:
+/// `torch.OutOfMemoryError: CUDA out of memory.` is matched best by `CUDA error: out of memory`,
+/// all common words, and shares `OutOfMemoryError` with `torch.OutOfMemoryError: CUDA out of
+/// memory. Tried to allocate`.
+const SPECIFIC_COVERAGE: f32 = 0.5;
+
 /// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
 pub const MAX_QUERY_TERMS: usize = 64;
 
@@ -501,6 +508,7 @@ impl Searcher {
         sequence: &[String],
     ) -> (Option<String>, f32, (f32, bool), bool, f32) {
         let mut best: Option<(Match, usize, (f32, bool))> = None;
+        let mut specific = false;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
             let found = sig_terms
                 .iter()
@@ -514,6 +522,8 @@ impl Searcher {
             let coverage = (bag + run) / 2.0;
             let defining = self.defining_share(sig_terms, query);
             let weighed = coverage * (0.5 + 0.5 * defining.0);
+            specific = specific
+                || (coverage >= SPECIFIC_COVERAGE && self.is_specific(sig_terms, query, coverage));
             let rank = (weighed, coverage, sig_terms.len());
             if best.is_none_or(|(r, _, _)| outranks(rank, r)) {
                 best = Some((rank, i, defining));
@@ -524,7 +534,7 @@ impl Searcher {
                 Some(self.docs[ord].signatures[i].clone()),
                 coverage,
                 defining,
-                self.is_specific(&self.signature_terms[ord][i], query, coverage),
+                specific || self.is_specific(&self.signature_terms[ord][i], query, coverage),
                 phrase(
                     &self.signature_terms[ord][i],
                     self.signature_heads[ord][i],

@@ -459,3 +459,22 @@ fn the_misspelt_capacity_of_pytorch_2_1_is_read() {
         "{d:#?}"
     );
 }
+
+/// A bare `torch.OutOfMemoryError: CUDA out of memory.` is matched best by `CUDA error: out of
+/// memory`, all common words; it still shares `OutOfMemoryError` with a signature of the OOM
+/// entries, so it points at them, and not at Triton's `OutOfMemoryError: out of resource`,
+/// which lacks `triton`, `configs` and `resource`.
+#[test]
+fn a_bare_oom_exception_points_at_the_oom_entries() {
+    for log in [
+        "torch.OutOfMemoryError: CUDA out of memory.\n",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory.\n",
+    ] {
+        let d = diagnosed(log);
+        assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+        assert!(
+            !(d.entries.iter().take(3)).any(|e| e.slug == "triton-out-of-resources"),
+            "{d:#?}"
+        );
+    }
+}
