@@ -251,6 +251,12 @@ export const EVIDENCE_LOGS = [
     '  File "/srv/graph/models/edcoder.py", line 246, in mask_attr_prediction',
     '    rep = self.encoder_to_decoder(enc_rep)',
   ].join('\n'), 'diagnosis', 'matmul-shape-mismatch'],
+  ['a message printed below its exception', [
+    'Saving model checkpoint to runs/lora/checkpoint-50',
+    'RuntimeError: ',
+    "            Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: [{'model.embed_tokens.weight', 'lm_head.weight'}].",
+    '            A potential way to correctly save your model is to use `save_model`.',
+  ].join('\n'), 'diagnosis', 'shared-tensors-on-save'],
   ['a decode error no entry explains', [
     'Traceback (most recent call last):',
     '  File "/work/prep.py", line 30, in <module>',

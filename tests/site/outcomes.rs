@@ -24,3 +24,19 @@ RuntimeError: Distributed package doesn't have NCCL built in
     assert_eq!(real.outcome, Outcome::Diagnosis, "{real:#?}");
     assert_eq!(top(&real), "nccl-communicator-error", "{real:#?}");
 }
+
+/// safetensors' message begins with a newline, so the log shows `RuntimeError: ` alone and the
+/// message indented below it: read together, they name the shared-tensors entry; the bare
+/// exception's name matched only common words of unrelated signatures.
+#[test]
+fn a_message_printed_below_its_exception_names_the_failure() {
+    let d = diagnosed(
+        "Saving model checkpoint to runs/lora/checkpoint-50
+RuntimeError: 
+            Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: [{'model.embed_tokens.weight', 'lm_head.weight'}].
+            A potential way to correctly save your model is to use `save_model`.
+",
+    );
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "shared-tensors-on-save", "{d:#?}");
+}

@@ -237,6 +237,17 @@ pub fn popup_exception(text: &str) -> Option<&str> {
         .then_some(name)
 }
 
+/// The exception line, outside a traceback, whose message is on the next line: a debugger's
+/// pop-up ([`popup_exception`]), or the exception's name alone, as Python prints a message that
+/// begins with a newline (`RuntimeError: ` then safetensors' indented message). Yields the
+/// exception's name with its colon, to join the message to.
+pub fn message_below(text: &str) -> Option<String> {
+    if let Some(name) = popup_exception(text) {
+        return Some(format!("{name}:"));
+    }
+    (text.ends_with(':') && exception_head(text)).then(|| text.to_owned())
+}
+
 pub fn is_warning_class(text: &str) -> bool {
     let head = text.split(':').next().unwrap_or(text);
     head.ends_with("Warning")

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::classify::{
     classify, classify_at, exception_head, is_collateral, is_frame, is_launcher_summary,
-    is_relay_of_what_follows, is_warning_class, popup_exception,
+    is_relay_of_what_follows, is_warning_class, message_below,
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
@@ -257,11 +257,7 @@ impl<'c> LogReader<'c> {
                     }
                 }
             }
-            let kind = if is_warning_class(&line.text) {
-                LineKind::Warning
-            } else {
-                LineKind::Exception
-            };
+            let kind = exception_kind(&line.text);
             if line.text.ends_with(':') && exception_head(&line.text) {
                 state.awaiting = Some((line, kind, number));
                 return;
@@ -269,13 +265,9 @@ impl<'c> LogReader<'c> {
             Some(kind)
         } else if state.in_traceback {
             None
-        } else if let Some(name) = popup_exception(&line.text) {
-            // A debugger's pop-up: the message is on the next line.
-            let head = CleanLine {
-                text: format!("{name}:"),
-                ..line
-            };
-            state.awaiting = Some((head, LineKind::Exception, number));
+        } else if let Some(text) = message_below(&line.text) {
+            let kind = exception_kind(&text);
+            state.awaiting = Some((CleanLine { text, ..line }, kind, number));
             return;
         } else {
             classify_at(&line.text, line.level, line.indented())
@@ -351,11 +343,7 @@ impl<'c> LogReader<'c> {
             text: rest[head..].to_owned(),
             ..line.clone()
         };
-        let kind = if is_warning_class(&exception.text) {
-            LineKind::Warning
-        } else {
-            LineKind::Exception
-        };
+        let kind = exception_kind(&exception.text);
         self.error(exception, kind, number);
         true
     }
@@ -591,4 +579,13 @@ fn ipython_header(line: &CleanLine, at: usize, number: usize) -> Option<ErrorLin
 
 fn fold_key(text: &str) -> String {
     terms(text).join(" ")
+}
+
+/// An exception line's kind: a warning's class is a warning.
+fn exception_kind(text: &str) -> LineKind {
+    if is_warning_class(text) {
+        LineKind::Warning
+    } else {
+        LineKind::Exception
+    }
 }

@@ -579,3 +579,21 @@ fn a_relayed_log_keeps_its_own_levels_and_frames() {
     let located = read_log("[2023-10-18 06:02:18,170] [ERROR] [engine.py:120:info] step failed\n");
     assert_eq!(located.error_lines[0].kind, LineKind::Error);
 }
+
+/// An exception's name alone outside a traceback, its message on the next lines (Python prints
+/// a message that begins with a newline so): the message is joined to it.
+#[test]
+fn a_message_that_begins_with_a_newline_is_joined_to_its_exception() {
+    let report = read_log(
+        "RuntimeError: 
+            Some tensors share memory, this will lead to duplicate memory on disk
+            A potential way to correctly save your model is to use `save_model`.
+",
+    );
+    let e = &report.error_lines[0];
+    assert_eq!(e.kind, LineKind::Exception);
+    assert_eq!(
+        e.text,
+        "RuntimeError: Some tensors share memory, this will lead to duplicate memory on disk"
+    );
+}
