@@ -152,7 +152,7 @@ pub fn classify(text: &str) -> Option<LineKind> {
     if is_nan_line(text) {
         return Some(LineKind::Error);
     }
-    if ERROR_MARKERS.iter().any(|m| text.contains(m)) {
+    if ERROR_MARKERS.iter().any(|m| text.contains(m)) || is_tool_diagnostic(text) {
         let lower = text.to_ascii_lowercase();
         if lower.starts_with("warning")
             || lower.contains("warning:")
@@ -168,6 +168,25 @@ pub fn classify(text: &str) -> Option<LineKind> {
         return Some(LineKind::Warning);
     }
     None
+}
+
+/// A compiler driver's diagnostic: the tool's name, `fatal` or `error`, a colon after a space
+/// (CUDA's tools pad the word: `ptxas fatal   : Value 'sm_110a' is not defined for option
+/// 'gpu-name'`, `nvcc fatal   : Unsupported gpu architecture 'compute_89'`, `ptxas error   :
+/// Entry function ... uses too much shared data`) and a message, which `error:` does not find.
+/// A metric (`train error : 0.25`) is no message.
+fn is_tool_diagnostic(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let (Some(tool), Some(severity), Some(":"), Some(message)) =
+        (words.next(), words.next(), words.next(), words.next())
+    else {
+        return false;
+    };
+    let named =
+        (tool.bytes()).all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b));
+    named
+        && matches!(severity, "fatal" | "error")
+        && message.starts_with(|c: char| c.is_alphabetic() || c == '\'' || c == '`')
 }
 
 /// The kind of a line, given the level its logger's prefix named: an ERROR record carries an
@@ -403,5 +422,24 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
             "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)"
         );
         assert_eq!(lines[0].line, 1);
+    }
+
+    #[test]
+    fn a_compiler_drivers_padded_diagnostic_is_an_error_line() {
+        for text in [
+            "ptxas fatal   : Value 'sm_110a' is not defined for option 'gpu-name'",
+            "ptxas-blackwell fatal   : Value 'sm_110a' is not defined for option 'gpu-name'",
+            "nvcc fatal   : Unsupported gpu architecture 'compute_89'",
+            "ptxas error   : Entry function 'k' uses too much shared data (0x10000 bytes, 0xc000 max)",
+        ] {
+            assert_eq!(classify(text), Some(LineKind::Error), "{text}");
+        }
+        for text in [
+            "train error : 0.25",
+            "ptxas info    : Used 32 registers",
+            "Fatal : errors are reported at the end",
+        ] {
+            assert_eq!(classify(text), None, "{text}");
+        }
     }
 }
