@@ -143,11 +143,7 @@ pub fn classify(text: &str) -> Option<LineKind> {
         return None;
     }
     if exception_head(text) {
-        return Some(if is_warning_class(text) {
-            LineKind::Warning
-        } else {
-            LineKind::Exception
-        });
+        return Some(exception_kind(text));
     }
     if is_nan_line(text) {
         return Some(LineKind::Error);
@@ -265,6 +261,15 @@ pub fn message_below(text: &str) -> Option<String> {
         return Some(format!("{name}:"));
     }
     (text.ends_with(':') && exception_head(text)).then(|| text.to_owned())
+}
+
+/// An exception line's kind: a warning's class is a warning.
+pub fn exception_kind(text: &str) -> LineKind {
+    if is_warning_class(text) {
+        LineKind::Warning
+    } else {
+        LineKind::Exception
+    }
 }
 
 pub fn is_warning_class(text: &str) -> bool {

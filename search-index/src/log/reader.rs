@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::classify::{
-    classify, classify_at, exception_head, is_collateral, is_frame, is_launcher_summary,
-    is_relay_of_what_follows, is_warning_class, message_below,
+    classify, classify_at, exception_head, exception_kind, is_collateral, is_frame,
+    is_launcher_summary, is_relay_of_what_follows, message_below,
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
@@ -579,13 +579,4 @@ fn ipython_header(line: &CleanLine, at: usize, number: usize) -> Option<ErrorLin
 
 fn fold_key(text: &str) -> String {
     terms(text).join(" ")
-}
-
-/// An exception line's kind: a warning's class is a warning.
-fn exception_kind(text: &str) -> LineKind {
-    if is_warning_class(text) {
-        LineKind::Warning
-    } else {
-        LineKind::Exception
-    }
 }
