@@ -49,7 +49,9 @@ fn is_ipython_arrow(text: &str) -> bool {
             .is_some_and(|rest| rest.trim_start().starts_with(|c: char| c.is_ascii_digit()))
 }
 
-/// Markers of a line that carries an error, most specific first. Checked on the cleaned line.
+/// Markers of a line that carries an error, most specific first. Checked on the cleaned line;
+/// a line that begins with the word `Error` (`Error while creating shared memory segment ...`,
+/// NCCL's warning without its prefix) carries one too.
 pub const ERROR_MARKERS: [&str; 48] = [
     "Error:",
     "Error(",
@@ -148,7 +150,10 @@ pub fn classify(text: &str) -> Option<LineKind> {
     if is_nan_line(text) {
         return Some(LineKind::Error);
     }
-    if ERROR_MARKERS.iter().any(|m| text.contains(m)) || is_tool_diagnostic(text) {
+    if ERROR_MARKERS.iter().any(|m| text.contains(m))
+        || is_tool_diagnostic(text)
+        || text.starts_with("Error ")
+    {
         let lower = text.to_ascii_lowercase();
         if lower.starts_with("warning")
             || lower.contains("warning:")
@@ -186,7 +191,8 @@ fn is_tool_diagnostic(text: &str) -> bool {
 }
 
 /// The kind of a line, given the level its logger's prefix named: an ERROR record carries an
-/// error whatever its words (a worker's `Exception in worker ...`); an INFO or DEBUG record is
+/// error whatever its words (a worker's `Exception in worker ...`), a WARNING record a warning
+/// (detectron2's `Skip loading parameter ...`); an INFO or DEBUG record is
 /// at most a warning (DeepSpeed's routine `OVERFLOW! ... Skipping step`), unless it is an
 /// exception line or a NaN loss, which trainers log at INFO.
 pub fn classify_at(text: &str, level: Option<Level>, indented: bool) -> Option<LineKind> {
@@ -199,6 +205,9 @@ pub fn classify_at(text: &str, level: Option<Level>, indented: bool) -> Option<L
                 && !text.starts_with("Exception raised from") =>
         {
             Some(LineKind::Error)
+        }
+        Some(Level::Warning) if kind.is_none() && !indented && !is_frame(text) => {
+            Some(LineKind::Warning)
         }
         Some(Level::Info) if kind == Some(LineKind::Error) && !is_nan_line(text) => {
             Some(LineKind::Warning)
@@ -446,5 +455,21 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
         ] {
             assert_eq!(classify(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn a_line_that_begins_with_the_word_error_carries_one() {
+        let line = "Error while creating shared memory segment /dev/shm/nccl-Qm4TxW (size 7340384)";
+        assert_eq!(classify(line), Some(LineKind::Error));
+        assert_eq!(classify("Errors are logged to errors.txt"), None);
+    }
+
+    #[test]
+    fn a_warning_record_is_a_warning_whatever_its_words() {
+        let log = "WARNING [12/01 10:00:00 fvcore.common.checkpoint]: Skip loading parameter 'head.weight' to the model due to incompatible shapes: (81, 1024) in the checkpoint but (2, 1024) in the model!\n";
+        let lines = read_log(log).error_lines;
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        assert_eq!(lines[0].kind, LineKind::Warning);
+        assert!(lines[0].text.starts_with("Skip loading parameter"));
     }
 }
