@@ -485,7 +485,9 @@ fn strip_timestamp(s: &str) -> Option<&str> {
     if end == 0 || end == 10 && !matches!(b.get(10), Some(b' ')) {
         return None;
     }
-    let rest = &s[end..];
-    let rest = rest.trim_start_matches([' ', '|', '-', ':', ']']);
+    let rest = s[end..].trim_start_matches(' ');
+    let after = rest.trim_start_matches([' ', '|', '-', ':', ']']);
+    // IPython's arrow (`----> 2 code`) is the line's own, not a separator after the time.
+    let rest = if after.starts_with('>') { rest } else { after };
     Some(without_cri_stream(rest))
 }

@@ -71,7 +71,8 @@ pub(super) fn without_loguru_location(s: &str) -> Option<&str> {
 pub(super) fn without_cri_stream(s: &str) -> &str {
     let mut words = s.splitn(3, ' ');
     match (words.next(), words.next(), words.next()) {
-        (Some(stream), Some(tag), Some(rest)) if is_cri_stream(stream, tag) => rest,
+        // An empty line of the program's output is the stream and the tag alone.
+        (Some(stream), Some(tag), rest) if is_cri_stream(stream, tag) => rest.unwrap_or(""),
         _ => s,
     }
 }
@@ -125,5 +126,18 @@ mod tests {
             text("see x:y:3 - RuntimeError: boom"),
             "see x:y:3 - RuntimeError: boom"
         );
+    }
+
+    /// An empty line of the program's output, in Kubernetes' shape, is the runtime's stream and
+    /// tag alone: nothing, not a FATAL record; and IPython's arrow after `docker logs
+    /// --timestamps`' time keeps its dashes.
+    #[test]
+    fn an_empty_line_and_an_arrow_after_a_relays_prefix() {
+        assert_eq!(text("2026-12-06T10:00:00.000000000Z stderr F "), "");
+        assert_eq!(
+            text("2026-01-01T10:00:00.123456789Z ----> 2 tuner.train(train_ds)"),
+            "----> 2 tuner.train(train_ds)"
+        );
+        assert_eq!(text("2026-01-01T10:00:00.123456789Z | step 10"), "step 10");
     }
 }
