@@ -257,6 +257,10 @@ export const EVIDENCE_LOGS = [
     "            Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: [{'model.embed_tokens.weight', 'lm_head.weight'}].",
     '            A potential way to correctly save your model is to use `save_model`.',
   ].join('\n'), 'diagnosis', 'shared-tensors-on-save'],
+  ['a rank dead of SIGBUS', [
+    '[2024-03-02 10:00:01,000] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 4121',
+    "[2024-03-02 10:00:01,200] [ERROR] [launch.py:321:sigkill_handler] ['/opt/venv/bin/python', '-u', 'main.py', '--local_rank=1'] exits with return code = -7",
+  ].join('\n'), 'possible', 'dataloader-shared-memory-crash'],
   ['a decode error no entry explains', [
     'Traceback (most recent call last):',
     '  File "/work/prep.py", line 30, in <module>',

@@ -40,3 +40,21 @@ RuntimeError:
     assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
     assert_eq!(top(&d), "shared-tensors-on-save", "{d:#?}");
 }
+
+/// A launcher's report that a rank died of SIGBUS, with no Python error before it, is read as
+/// shared memory `/dev/shm` could not back: the shared-memory entry comes first with the
+/// reasoning, though the report alone names no failure.
+#[test]
+fn a_bus_error_before_any_python_error_points_at_shared_memory() {
+    let d = diagnosed(
+        "[2024-03-02 10:00:01,000] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 4121
+[2024-03-02 10:00:01,200] [ERROR] [launch.py:321:sigkill_handler] ['/opt/venv/bin/python', '-u', 'main.py', '--local_rank=1', '--zero_stage', '2'] exits with return code = -7
+",
+    );
+    assert_eq!(top(&d), "dataloader-shared-memory-crash", "{d:#?}");
+    assert!(
+        d.entries[0].reasons.iter().any(|r| r.contains("SIGBUS")),
+        "{d:#?}"
+    );
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

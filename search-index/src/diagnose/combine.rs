@@ -268,7 +268,7 @@ fn apply_findings(
 }
 
 /// Each finding ([`super::FINDINGS`]) with what the log's lines and memory dump say of it.
-fn findings(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> [Finding; 8] {
+fn findings(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> [Finding; 9] {
     let oom = oom_numbers(lines);
     let fragmented = fragmentation(&oom, lines, memory);
     // Memory the allocator held in pieces could have served the request: its size alone did
@@ -286,6 +286,10 @@ fn findings(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> [Finding; 8] {
         (
             "host-oom-kill",
             killed_before_any_error(lines).map(|why| (Stance::For, why)),
+        ),
+        (
+            "shm-bus-error",
+            bus_error_before_any_error(lines).map(|why| (Stance::For, why)),
         ),
         (
             "oom-attention",
@@ -364,18 +368,30 @@ fn oom_in_loss(lines: &[ErrorLine]) -> Option<String> {
 
 /// A process killed with SIGKILL before any Python exception was printed, in words.
 fn killed_before_any_error(lines: &[ErrorLine]) -> Option<String> {
-    let kill = lines
-        .iter()
-        .position(|l| signal::killed_by_sigkill(&l.text))?;
-    let python_error_first = lines[..kill]
+    let kill = signal_before_any_error(lines, signal::killed_by_sigkill)?;
+    Some(format!(
+        "line {}: the process was killed with SIGKILL and printed no Python error first, which is what the operating system's out-of-memory killer does",
+        lines[kill].line
+    ))
+}
+
+/// A process dead of SIGBUS before any Python exception was printed, in words.
+fn bus_error_before_any_error(lines: &[ErrorLine]) -> Option<String> {
+    let bus = signal_before_any_error(lines, signal::died_of_sigbus)?;
+    Some(format!(
+        "line {}: the process died of SIGBUS (a bus error) and printed no Python error first, which is what touching shared memory that /dev/shm cannot back does",
+        lines[bus].line
+    ))
+}
+
+/// The first line that `reports` a signal, when no Python exception that is not a consequence
+/// of another error was printed before it.
+fn signal_before_any_error(lines: &[ErrorLine], reports: fn(&str) -> bool) -> Option<usize> {
+    let at = lines.iter().position(|l| reports(&l.text))?;
+    let python_error_first = lines[..at]
         .iter()
         .any(|l| l.kind == LineKind::Exception && !l.collateral);
-    (!python_error_first).then(|| {
-        format!(
-            "line {}: the process was killed with SIGKILL and printed no Python error first, which is what the operating system's out-of-memory killer does",
-            lines[kill].line
-        )
-    })
+    (!python_error_first).then_some(at)
 }
 
 /// The same match for each entry whose failure prints the signature `hit` matched too (its

@@ -18,7 +18,7 @@ mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 8] = [
+pub const FINDINGS: [(&str, &str); 9] = [
     (
         "oom-fragmentation",
         "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
@@ -26,6 +26,10 @@ pub const FINDINGS: [(&str, &str); 8] = [
     (
         "host-oom-kill",
         "a process killed with SIGKILL (exit code -9 or 137, `Signals.SIGKILL`, `OOMKilled`, a bare `Killed`) before any Python error: the mark of the operating system's out-of-memory killer",
+    ),
+    (
+        "shm-bus-error",
+        "a process dead of SIGBUS (exit code -7 or 135, `Signal 7 (SIGBUS)`, `Bus error`) before any Python error: shared memory that `/dev/shm` could not back",
     ),
     (
         "oom-attention",

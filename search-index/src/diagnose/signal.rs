@@ -1,11 +1,14 @@
-//! Exit statuses and signals in a line: whether it says a process was killed with SIGKILL.
+//! Exit statuses and signals in a line: whether it says a process was killed with SIGKILL, or
+//! died of SIGBUS.
 //!
 //! Takes one error line; answers whether it reports a kill by signal 9 in any of the wordings
 //! launchers, shells and schedulers use: torchrun's `exitcode: -9` and `Signal 9 (SIGKILL)`,
 //! Python's `Signals.SIGKILL` and `returned non-zero exit status -9`, DeepSpeed's `return code
 //! = -9`, a shell's or container's exit status 137 (128 + 9), Kubernetes' `OOMKilled`, and the
 //! bare `Killed` a shell prints (also stuck to the end of a progress bar). A DataLoader
-//! worker's `killed by signal` is its own failure and does not count.
+//! worker's `killed by signal` is its own failure and does not count. Signal 7 (SIGBUS) in the
+//! same wordings (`-7`, 135, `Signal 7 (SIGBUS)`, a shell's `Bus error`) is what a process gets
+//! when it touches shared memory that `/dev/shm` cannot back.
 
 /// Words after which an exit status is written.
 const STATUS_WORDS: [&str; 7] = [
@@ -27,7 +30,16 @@ pub fn killed_by_sigkill(line: &str) -> bool {
     line.contains("SIGKILL")
         || line.contains("OOMKilled")
         || ends_in_word(trimmed, "Killed")
-        || status_is_kill(&line.to_ascii_lowercase())
+        || status_is(&line.to_ascii_lowercase(), &["-9", "137"])
+}
+
+/// Whether `line` reports a process that died of SIGBUS (a DataLoader worker's own report
+/// included: its bus error is the same failure).
+pub fn died_of_sigbus(line: &str) -> bool {
+    line.contains("SIGBUS")
+        || line.contains("Bus error")
+        || line.contains("bus error")
+        || status_is(&line.to_ascii_lowercase(), &["-7", "135"])
 }
 
 /// `Killed` as the last word of the line: alone, or after a progress bar's `]`.
@@ -36,8 +48,8 @@ fn ends_in_word(line: &str, word: &str) -> bool {
         .is_some_and(|before| !before.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
 }
 
-/// An exit status of -9 or 137 right after one of [`STATUS_WORDS`].
-fn status_is_kill(lower: &str) -> bool {
+/// An exit status of `statuses` right after one of [`STATUS_WORDS`].
+fn status_is(lower: &str, statuses: &[&str]) -> bool {
     STATUS_WORDS.iter().any(|word| {
         lower.match_indices(word).any(|(at, _)| {
             let rest = lower[at + word.len()..].trim_start_matches([' ', ':', '=', '\t']);
@@ -45,14 +57,14 @@ fn status_is_kill(lower: &str) -> bool {
                 .char_indices()
                 .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
                 .map_or(rest.len(), |(i, _)| i);
-            matches!(&rest[..end], "-9" | "137")
+            statuses.contains(&&rest[..end])
         })
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::killed_by_sigkill;
+    use super::{died_of_sigbus, killed_by_sigkill};
 
     #[test]
     fn every_wording_of_a_kill() {
@@ -86,6 +98,28 @@ mod tests {
             "the job was not killed",
         ] {
             assert!(!killed_by_sigkill(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn every_wording_of_a_bus_error() {
+        for line in [
+            "[launch.py:321:sigkill_handler] ['python', '-u', 'main.py'] exits with return code = -7",
+            "  exitcode  : -7 (pid: 4121)",
+            "traceback : Signal 7 (SIGBUS) received by PID 4121",
+            "Bus error (core dumped)",
+            "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+            "command terminated with exit code 135",
+        ] {
+            assert!(died_of_sigbus(line), "{line}");
+            assert!(!killed_by_sigkill(line), "{line}");
+        }
+        for line in [
+            "exit code -71",
+            "  exitcode  : -9 (pid: 4121)",
+            "step 7 loss 0.135",
+        ] {
+            assert!(!died_of_sigbus(line), "{line}");
         }
     }
 }
