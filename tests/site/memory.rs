@@ -86,7 +86,7 @@ torch.OutOfMemoryError: Tried to allocate 9.84 GiB. GPU 0 had 3.10 GiB free of 7
     let d = diagnosed(log);
     assert_eq!(top(&d), "activation-memory-spike", "{d:#?}");
     assert!(
-        d.entries[0].reasons[0].contains("loss over the vocabulary"),
+        d.entries[0].reasons[0].contains("logits over the vocabulary"),
         "{d:#?}"
     );
     let xla = "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 6.00GiB (6442450944B) on device ordinal 0\n";

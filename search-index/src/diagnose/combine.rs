@@ -358,7 +358,7 @@ fn oom_in_attention(lines: &[ErrorLine]) -> Option<String> {
         .find_map(|l| attention::in_attention(l.line, &l.with_continuation(), &l.context))
 }
 
-/// An out-of-memory error raised in the loss over the vocabulary, in words.
+/// An out-of-memory error raised in the logits over the vocabulary or their loss, in words.
 fn oom_in_loss(lines: &[ErrorLine]) -> Option<String> {
     lines
         .iter()

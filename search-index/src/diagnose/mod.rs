@@ -37,7 +37,7 @@ pub const FINDINGS: [(&str, &str); 9] = [
     ),
     (
         "oom-logits",
-        "an out-of-memory error raised in the loss over the vocabulary (`cross_entropy`, `log_softmax`, a `logits.float()` upcast): logits that grow with the tokens in the batch",
+        "an out-of-memory error raised in the logits over the vocabulary or their loss (`cross_entropy`, `log_softmax`, `lm_head`, a `logits.float()` upcast, log-probabilities): logits that grow with the tokens in the batch",
     ),
     (
         "oom-larger-than-device",
