@@ -308,8 +308,13 @@ pub fn is_launcher_summary(text: &str) -> bool {
 /// A message that only announces an exception printed after it: PyTorch re-raises a
 /// worker's or a replica's exception as `Caught RuntimeError in DataLoader worker process 0.`
 /// (or `in replica 1 on device 1`, `in pin memory thread for device 0`), then prints the
-/// `Original Traceback` whose last line is the failure itself.
+/// `Original Traceback` whose last line is the failure itself; Hydra writes `Error executing
+/// job with overrides: [...]` (the job's command-line overrides, no error of their own) before
+/// it re-raises the job's exception.
 pub fn is_relay_of_what_follows(text: &str) -> bool {
+    if text.starts_with("Error executing job with overrides:") {
+        return true;
+    }
     const PLACES: [&str; 3] = [
         " in DataLoader worker process",
         " in replica ",
@@ -355,6 +360,7 @@ mod tests {
             "RuntimeError: Caught RuntimeError in DataLoader worker process 0.",
             "ValueError: Caught ValueError in replica 1 on device 1.",
             "RuntimeError: Caught RuntimeError in pin memory thread for device 0.",
+            "Error executing job with overrides: ['trainer.devices=2', '+batch_size=1']",
         ] {
             assert!(is_relay_of_what_follows(text), "{text}");
         }
