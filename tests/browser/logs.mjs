@@ -244,7 +244,7 @@ export const EVIDENCE_LOGS = [
     'step 10 loss 2.1',
     'Memory access fault by GPU node-2 (Agent handle: 0x55d0c0a0b0c0) on address 0x7f1c00000000. Reason: Page not present or supervisor privilege.',
     'Aborted (core dumped)',
-  ].join('\n'), 'possible', 'cuda-illegal-memory-access'],
+  ].join('\n'), 'diagnosis', 'cuda-illegal-memory-access'],
   ["a debugger's pop-up", [
     'Exception has occurred: RuntimeError',
     'mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)',
