@@ -164,6 +164,11 @@ fn level_of(prefix: &str) -> Option<Level> {
             }
             "WARNING" | "WARN" | "warning" | "W" => Some(Level::Warning),
             "INFO" | "DEBUG" | "TRACE" | "info" | "debug" | "I" => Some(Level::Info),
+            _ if is_bracketed_level(word) => match word {
+                "Error" | "Critical" | "Fatal" => Some(Level::Error),
+                "Warning" | "Warn" => Some(Level::Warning),
+                _ => Some(Level::Info),
+            },
             _ if is_glog_level(word) => Some(match word.as_bytes()[0] {
                 b'E' | b'F' => Level::Error,
                 b'W' => Level::Warning,
@@ -320,6 +325,7 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
             && !rest.trim().is_empty()
             && (inner.chars().any(|c| c.is_ascii_digit())
                 || is_level(inner)
+                || is_bracketed_level(inner)
                 || inner.contains(".py")
                 || inner.contains(".cpp"));
         if bracket_ok {
@@ -380,6 +386,15 @@ fn rank_of(inner: &str) -> Option<u32> {
         }
     }
     None
+}
+
+/// A level written capitalised, which loggers put in brackets (`[Error]: ...`, Ascend's CANN
+/// and torch_npu; `[Warning]`): outside brackets, `Error:` begins a message.
+fn is_bracketed_level(s: &str) -> bool {
+    matches!(
+        s,
+        "Error" | "Critical" | "Fatal" | "Warning" | "Warn" | "Info" | "Debug"
+    )
 }
 
 pub(super) fn is_level(s: &str) -> bool {
@@ -490,4 +505,33 @@ fn strip_timestamp(s: &str) -> Option<&str> {
     // IPython's arrow (`----> 2 code`) is the line's own, not a separator after the time.
     let rest = if after.starts_with('>') { rest } else { after };
     Some(without_cri_stream(rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clean_line, Level};
+
+    /// A capitalised level in brackets is a logger's (Ascend's `[Error]: ...`); without
+    /// brackets, `Error:` is the message's own first word.
+    #[test]
+    fn a_capitalised_level_in_brackets_is_a_loggers() {
+        let line = clean_line("[Error]: In the specified timeout waiting event, all tasks in the specified stream are not completed.").unwrap();
+        assert_eq!(line.level, Some(Level::Error));
+        assert!(
+            line.text.starts_with("In the specified timeout"),
+            "{line:?}"
+        );
+        let line = clean_line("[Warning]: the device is slow").unwrap();
+        assert_eq!(
+            (line.level, line.text.as_str()),
+            (Some(Level::Warning), "the device is slow")
+        );
+        let line = clean_line("Error: no such file").unwrap();
+        assert_eq!(
+            (line.level, line.text.as_str()),
+            (None, "Error: no such file")
+        );
+        let line = clean_line("[Errors] 3 found").unwrap();
+        assert_eq!(line.level, None);
+    }
 }
