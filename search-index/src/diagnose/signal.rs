@@ -4,8 +4,9 @@
 //! Takes one error line; answers whether it reports a kill by signal 9 in any of the wordings
 //! launchers, shells and schedulers use: torchrun's `exitcode: -9` and `Signal 9 (SIGKILL)`,
 //! Python's `Signals.SIGKILL` and `returned non-zero exit status -9`, DeepSpeed's `return code
-//! = -9`, a shell's or container's exit status 137 (128 + 9), Kubernetes' `OOMKilled`, and the
-//! bare `Killed` a shell prints (also stuck to the end of a progress bar). A DataLoader
+//! = -9`, a shell's or container's exit status 137 (128 + 9), Kubernetes' `OOMKilled`, the
+//! bare `Killed` a shell prints (also stuck to the end of a progress bar), and a script's
+//! report of a job it ran (`train.sh: line 12: 48213 Killed   python train.py`). A DataLoader
 //! worker's `killed by signal` is its own failure and does not count. Signal 7 (SIGBUS) in the
 //! same wordings (`-7`, 135, `Signal 7 (SIGBUS)`, a shell's `Bus error`) is what a process gets
 //! when it touches shared memory that `/dev/shm` cannot back.
@@ -30,7 +31,22 @@ pub fn killed_by_sigkill(line: &str) -> bool {
     line.contains("SIGKILL")
         || line.contains("OOMKilled")
         || ends_in_word(trimmed, "Killed")
+        || job_killed(line)
         || status_is(&line.to_ascii_lowercase(), &["-9", "137"])
+}
+
+/// A non-interactive bash's report of a job a signal ended (jobs.c, `notify_of_job_status`):
+/// `<script>: line <n>: <pid> Killed <command>`, `Killed` being strsignal(SIGKILL).
+fn job_killed(line: &str) -> bool {
+    line.match_indices(": line ").any(|(at, found)| {
+        let rest = &line[at + found.len()..];
+        let Some((number, job)) = rest.split_once(": ") else {
+            return false;
+        };
+        let mut words = job.split_whitespace();
+        let digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+        digits(number) && words.next().is_some_and(digits) && words.next() == Some("Killed")
+    })
 }
 
 /// Whether `line` reports a process that died of SIGBUS (a DataLoader worker's own report
@@ -80,6 +96,8 @@ mod tests {
             "Error: Process completed with exit code 137.",
             "command terminated with exit code 137",
             "Last State: Terminated, Reason: OOMKilled, Exit Code: 137",
+            "/bin/bash: line 1: 48213 Killed                  python train.py --bs 64",
+            "train.sh: line 12:  4821 Killed python train.py",
         ] {
             assert!(killed_by_sigkill(line), "{line}");
         }
@@ -96,6 +114,8 @@ mod tests {
             "Unkilled",
             "Process Killed_by_user started",
             "the job was not killed",
+            "train.sh: line 12: 4821 Terminated python train.py",
+            "see line 3: 12 Killed processes were restarted by the scheduler",
         ] {
             assert!(!killed_by_sigkill(line), "{line}");
         }
