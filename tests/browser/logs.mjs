@@ -261,6 +261,19 @@ export const EVIDENCE_LOGS = [
     '[2024-03-02 10:00:01,000] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 4121',
     "[2024-03-02 10:00:01,200] [ERROR] [launch.py:321:sigkill_handler] ['/opt/venv/bin/python', '-u', 'main.py', '--local_rank=1'] exits with return code = -7",
   ].join('\n'), 'possible', 'dataloader-shared-memory-crash'],
+  ["a script's report of a job killed", [
+    'epoch 1 step 40 loss 2.31',
+    '/bin/bash: line 1: 48213 Killed                  python train.py --batch-size 64',
+  ].join('\n'), 'possible', 'cpu-ram-exhaustion'],
+  ["Hydra's announcement before the job's exception", [
+    "Error executing job with overrides: ['+batch_size=8', 'trainer.devices=2']",
+    'Traceback (most recent call last):',
+    '  File "/srv/lm/train.py", line 41, in main',
+    '    batch = tokenizer(texts, padding=True, return_tensors="pt")',
+    "ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.",
+    '',
+    'Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.',
+  ].join('\n'), 'diagnosis', 'tokenizer-missing-pad-token'],
   ['a decode error no entry explains', [
     'Traceback (most recent call last):',
     '  File "/work/prep.py", line 30, in <module>',

@@ -58,3 +58,36 @@ fn a_bus_error_before_any_python_error_points_at_shared_memory() {
     );
     assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// Hydra's `Error executing job with overrides: [...]` only announces the exception it
+/// re-raises: the first failing line is that exception, and a `none` log whose overrides name
+/// a `batch_size` is not diagnosed as a shape mismatch.
+#[test]
+fn hydras_announcement_is_not_the_failure() {
+    let d = diagnosed(
+        "Error executing job with overrides: ['+dataset=kitti', '+batch_size=1']
+Traceback (most recent call last):
+  File \"scripts/export.py\", line 80, in main
+    fp_loss=config.fp_loss,
+omegaconf.errors.ConfigAttributeError: Key 'fp_loss' is not in struct
+",
+    );
+    assert_eq!(d.first_failure.as_ref().map(|f| f.line), Some(5), "{d:#?}");
+    assert_eq!(d.outcome, Outcome::None, "{d:#?}");
+}
+
+/// A non-interactive bash's report of a job killed with SIGKILL speaks for host memory, as
+/// torchrun's `exitcode: -9` does.
+#[test]
+fn a_scripts_report_of_a_killed_job_points_at_host_memory() {
+    let d = diagnosed(
+        "epoch 1 step 40 loss 2.31
+/bin/bash: line 1: 48213 Killed                  python train.py --batch-size 64
+",
+    );
+    assert_eq!(top(&d), "cpu-ram-exhaustion", "{d:#?}");
+    assert!(
+        d.entries[0].reasons.iter().any(|r| r.contains("SIGKILL")),
+        "{d:#?}"
+    );
+}
