@@ -17,7 +17,7 @@ const LOSS_CODE: [&str; 10] = [
     "crossentropy",
     "log_softmax",
     "nll_loss",
-    "logits",
+    "logits.float()",
     "lm_head",
     "logprob",
     "log_prob",
@@ -54,7 +54,8 @@ mod tests {
         // Joined to the exception by a paste.
         let joined = "return torch._C._nn.cross_entropy_loss(input, target) torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB";
         assert!(in_loss(7, joined, "").is_some());
-        // The logits themselves: the head's projection, an RL trainer's log-probabilities.
+        // The logits themselves: the head's projection, an RL trainer's log-probabilities; not
+        // a call of the whole model whose result is named so.
         for code in [
             "File \"modeling_llama.py\", line 1190, in forward\nlogits = self.lm_head(hidden_states)",
             "File \"rl/ppo_utils.py\", line 219, in vocab_parallel_softmax\nx = x.sub_(x_max)",
@@ -62,6 +63,8 @@ mod tests {
         ] {
             assert!(in_loss(7, oom, code).is_some(), "{code}");
         }
+        let call = "File \"train.py\", line 30, in step\nlogits = model(input_ids)";
+        assert_eq!(in_loss(7, oom, call), None);
         let mlp = "File \"torch/nn/modules/linear.py\", line 114, in forward\nreturn F.linear(input, self.weight, self.bias)";
         assert_eq!(in_loss(7, oom, mlp), None);
         // The loss further out than the innermost frames is not where the allocation was.
