@@ -3,7 +3,8 @@
 //! Takes a line; yields the number of steps it says the run has done, in the shapes training
 //! loops print: a progress bar's `164/4902 [41:25<19:52:40, 15.10s/it]` (unfinished, and not a
 //! data set's or a download's), a counter after a word of steps on a line that reports a loss
-//! (`step 1200, loss 0.41`, `Iter. [1200/9529], Loss: 1.02`, `num_updates=11125 ... loss=5.1`),
+//! (`step 1200, loss 0.41`, `Iter. [1200/9529], Loss: 1.02`, `num_updates=11125 ... loss=5.1`,
+//! `step 1000/6120 loss_ita 2.55`),
 //! and an epoch past the first (`Epoch 3/10`, `[Epoch 2] loss 0.41`), which counts as
 //! [`EPOCH_STEPS`]: whether epochs are counted from 0 or 1, the second one starts after a whole
 //! epoch ran. A line that only configures or announces steps (`Total optimization steps =
@@ -39,7 +40,9 @@ const GAP: usize = 3;
 pub fn steps_in(line: &str) -> Option<u64> {
     let bar = progress_bar(line);
     let lower = line.to_ascii_lowercase();
-    let reports_loss = words(&lower).any(|(_, w)| w == "loss" || w.ends_with("_loss"));
+    // `loss`, `total_loss`, and each part of a loss made of several (`loss_cls`, `loss_ita`).
+    let reports_loss =
+        words(&lower).any(|(_, w)| w == "loss" || w.ends_with("_loss") || w.starts_with("loss_"));
     let counted = after_step_word(&lower).filter(|_| reports_loss);
     let epoch = epoch(&lower)
         .filter(|&(e, of)| e >= 2 && (of || reports_loss))
@@ -222,6 +225,10 @@ mod tests {
                 5000,
             ),
             ("step: 300, loss: 2.38", 300),
+            (
+                "epoch 0 step 1000/6120 loss_ita 2.5563 loss_itm 0.2874",
+                1000,
+            ),
             ("Epoch 3/10", EPOCH_STEPS),
             ("Epoch [2/20], Iter. [10/9529], Loss: 1.0240", EPOCH_STEPS),
             ("[Epoch 2] train loss 0.41", EPOCH_STEPS),
