@@ -91,3 +91,43 @@ fn a_scripts_report_of_a_killed_job_points_at_host_memory() {
         "{d:#?}"
     );
 }
+
+/// The sentence of a "possible" answer names the entries something points at: an OOM after
+/// many steps doubts the batch size, and an entry that only shares `RuntimeError:` with the
+/// line (the port entry's `RuntimeError: Address already in use`) is not named in its place.
+#[test]
+fn the_sentence_names_only_the_entries_pointed_at() {
+    let d = diagnosed(
+        "epoch 0 step  500/6120 loss_ita 2.9018 loss_itm 0.3315
+epoch 0 step 1000/6120 loss_ita 2.5563 loss_itm 0.2874
+Traceback (most recent call last):
+  File \"finetune.py\", line 51, in train
+    loss_ita, loss_itm = model(image, text_input)
+RuntimeError: CUDA out of memory. Tried to allocate 194.00 MiB (GPU 5; 39.59 GiB total capacity; 34.18 GiB already allocated; 111.19 MiB free; 37.37 GiB reserved in total by PyTorch)
+",
+    );
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert!(
+        d.message.starts_with("Possibly Activation Memory"),
+        "{}",
+        d.message
+    );
+    for e in d.entries.iter().filter(|e| d.message.contains(&e.title)) {
+        assert!(
+            e.slug.starts_with("activation-memory"),
+            "{} named in: {}",
+            e.slug,
+            d.message
+        );
+    }
+    let batch = d
+        .entries
+        .iter()
+        .find(|e| e.slug == "cuda-oom-batch-too-large")
+        .unwrap();
+    assert!(batch.doubted, "{d:#?}");
+    assert!(
+        batch.reasons.iter().any(|r| r.contains("1,000 steps")),
+        "{d:#?}"
+    );
+}

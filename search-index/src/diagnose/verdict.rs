@@ -245,17 +245,18 @@ fn message(
         },
         Outcome::Possible => {
             // An entry a finding ruled out or doubted is listed below with the reason, not named
-            // here.
+            // here; nor is one that nothing points at (a line sharing only common words with
+            // its signature) while others are pointed at.
+            let pointed: Vec<&DiagnosedEntry> = entries.iter().filter(|e| points_at(e)).collect();
             let open: Vec<&DiagnosedEntry> = entries.iter().filter(|e| !e.against()).collect();
-            let names: Vec<&str> = (if open.is_empty() {
-                entries.iter().collect()
-            } else {
-                open
-            })
-            .into_iter()
-            .take(3)
-            .map(|e| e.title.as_str())
-            .collect();
+            let names: Vec<&str> = [pointed, open, entries.iter().collect()]
+                .into_iter()
+                .find(|list| !list.is_empty())
+                .unwrap_or_default()
+                .into_iter()
+                .take(3)
+                .map(|e| e.title.as_str())
+                .collect();
             let first = first_failure
                 .map(|f| format!(" (first failing {})", at(f)))
                 .unwrap_or_default();
