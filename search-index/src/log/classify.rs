@@ -150,7 +150,7 @@ pub fn classify(text: &str) -> Option<LineKind> {
     if is_nan_line(text) {
         return Some(LineKind::Error);
     }
-    if ERROR_MARKERS.iter().any(|m| text.contains(m))
+    if ERROR_MARKERS.iter().any(|m| has_marker(text, m))
         || is_tool_diagnostic(text)
         || text.starts_with("Error ")
     {
@@ -169,6 +169,20 @@ pub fn classify(text: &str) -> Option<LineKind> {
         return Some(LineKind::Warning);
     }
     None
+}
+
+/// Whether `text` holds `marker`, other than inside an environment variable's setting
+/// (`HYDRA_FULL_ERROR=1`, `NCCL_ASYNC_ERROR_HANDLING=1`): a name that mentions errors is not one.
+fn has_marker(text: &str, marker: &str) -> bool {
+    text.match_indices(marker).any(|(at, _)| {
+        let name = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
+        let start = text[..at].trim_end_matches(name).len();
+        let end = at
+            + text[at..]
+                .find(|c: char| !name(c))
+                .unwrap_or(text.len() - at);
+        !(text[end..].starts_with('=') && text[start..end].contains('_'))
+    })
 }
 
 /// A compiler driver's diagnostic: the tool's name, `fatal` or `error`, a colon after a space
@@ -460,6 +474,23 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
             "Fatal : errors are reported at the end",
         ] {
             assert_eq!(classify(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_environment_variable_that_names_errors_is_no_error() {
+        for text in [
+            "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.",
+            "export NCCL_ASYNC_ERROR_HANDLING=1",
+        ] {
+            assert_eq!(classify(text), None, "{text}");
+        }
+        for text in [
+            "Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR",
+            "HYDRA_FULL_ERROR=1 ERROR while loading the config",
+            "[ERROR] launch failed",
+        ] {
+            assert_eq!(classify(text), Some(LineKind::Error), "{text}");
         }
     }
 
