@@ -131,3 +131,31 @@ RuntimeError: CUDA out of memory. Tried to allocate 194.00 MiB (GPU 5; 39.59 GiB
         "{d:#?}"
     );
 }
+
+/// An out-of-memory message without numbers has three causes the log does not choose between:
+/// a batch too large, a tensor growing with the sequence, a fragmented cache. The first three
+/// candidates name the three causes, not two faces of the sequence's.
+#[test]
+fn a_bare_out_of_memory_names_each_cause_once() {
+    let d = diagnosed(
+        "step 12/400 | loss 2.413
+Traceback (most recent call last):
+  File \"/srv/train.py\", line 88, in <module>
+    loss.backward()
+torch.OutOfMemoryError: CUDA out of memory.
+",
+    );
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    let first: Vec<&str> = d.entries.iter().take(3).map(|e| e.slug.as_str()).collect();
+    assert!(first.contains(&"cuda-oom-batch-too-large"), "{first:?}");
+    assert!(first.contains(&"cuda-allocator-fragmentation"), "{first:?}");
+    let sequence = [
+        "activation-memory-spike",
+        "activation-memory-quadratic-attention",
+    ];
+    assert_eq!(
+        first.iter().filter(|s| sequence.contains(s)).count(),
+        1,
+        "{first:?}"
+    );
+}

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::oom::{self, Fragmentation, OomNumbers};
 use super::{attention, long_input, loss, steps};
-use super::{precedence, signal};
+use super::{precedence, signal, ties};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
@@ -163,6 +163,13 @@ pub(super) fn ranked_entries(
             .total_cmp(&a.score)
             .then_with(|| a.slug.cmp(&b.slug))
     });
+    let declared = |slug: &str| {
+        (searcher.docs().iter())
+            .find(|d| d.slug == slug)
+            .map(|d| d.cues.findings.clone())
+            .unwrap_or_default()
+    };
+    ties::spread_causes(&mut entries, &declared);
     entries.truncate(MAX_ENTRIES);
     Ok(entries)
 }

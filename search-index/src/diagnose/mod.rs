@@ -14,6 +14,7 @@ pub mod oom;
 mod precedence;
 mod signal;
 mod steps;
+mod ties;
 mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
