@@ -159,3 +159,38 @@ torch.OutOfMemoryError: CUDA out of memory.
         "{first:?}"
     );
 }
+
+/// TensorFlow re-raises the error of a traced function as `ValueError: in user code:`, then
+/// prints the function's frames and its own error indented under them: that indented line is
+/// the failure, found whether or not the paste kept the header.
+#[test]
+fn a_traced_functions_indented_error_is_the_failure() {
+    let frames = "
+    File \"/opt/venv/lib/python3.10/site-packages/keras/engine/training.py\", line 1284, in train_function  *
+        return step_function(self, iterator)
+    File \"/opt/venv/lib/python3.10/site-packages/keras/engine/training.py\", line 1117, in compute_loss
+        return self.compiled_loss(
+
+    ValueError: No loss found. You may have forgotten to provide a `loss` argument in the `compile()` method.
+";
+    let head = "Epoch 1/10
+Traceback (most recent call last):
+  File \"/srv/fit.py\", line 40, in <module>
+    model.fit(ds, epochs=10)
+  File \"/opt/venv/lib/python3.10/site-packages/keras/utils/traceback_utils.py\", line 70, in error_handler
+    raise e.with_traceback(filtered_tb) from None
+";
+    for log in [
+        format!("{head}ValueError: in user code:\n{frames}"),
+        format!("{head}{frames}"),
+    ] {
+        let d = diagnosed(&log);
+        assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+        assert_eq!(top(&d), "trainer-model-returned-no-loss", "{d:#?}");
+        let cause = d.first_failure.as_ref().expect("a first failing line");
+        assert!(
+            cause.text.starts_with("ValueError: No loss found"),
+            "{d:#?}"
+        );
+    }
+}

@@ -324,9 +324,13 @@ pub fn is_launcher_summary(text: &str) -> bool {
 /// (or `in replica 1 on device 1`, `in pin memory thread for device 0`), then prints the
 /// `Original Traceback` whose last line is the failure itself; Hydra writes `Error executing
 /// job with overrides: [...]` (the job's command-line overrides, no error of their own) before
-/// it re-raises the job's exception.
+/// it re-raises the job's exception; TensorFlow's `ValueError: in user code:` heads the frames
+/// of a traced function, under which the function's own error is printed indented.
 pub fn is_relay_of_what_follows(text: &str) -> bool {
     if text.starts_with("Error executing job with overrides:") {
+        return true;
+    }
+    if exception_head(text) && text.ends_with(": in user code:") {
         return true;
     }
     const PLACES: [&str; 3] = [
@@ -375,6 +379,7 @@ mod tests {
             "ValueError: Caught ValueError in replica 1 on device 1.",
             "RuntimeError: Caught RuntimeError in pin memory thread for device 0.",
             "Error executing job with overrides: ['trainer.devices=2', '+batch_size=1']",
+            "ValueError: in user code:",
         ] {
             assert!(is_relay_of_what_follows(text), "{text}");
         }

@@ -106,8 +106,14 @@ struct RankState {
 impl RankState {
     /// Whether `line` ends the traceback being read (if one is): a line no deeper than its
     /// header that is neither a frame nor the source line of a frame whose indentation a relay
-    /// dropped.
+    /// dropped; or, deeper, an exception with its message, which no source line is (TensorFlow
+    /// prints the error a traced function raised indented under its frames).
     fn ends_traceback(&mut self, line: &CleanLine) -> bool {
+        if self.in_traceback && line.indent > self.traceback_indent && nested_exception(&line.text)
+        {
+            self.flat_frame = false;
+            return true;
+        }
         let frame = is_frame(&line.text);
         let source_of_flat_frame =
             self.in_traceback && self.flat_frame && !frame && !exception_head(&line.text);
@@ -117,6 +123,15 @@ impl RankState {
             && line.indent <= self.traceback_indent;
         line.indent <= self.traceback_indent && !frame && !source_of_flat_frame
     }
+}
+
+/// An exception line with a message (`ValueError: No loss found. ...`), as a line indented
+/// inside a traceback may be, where a source line never is.
+fn nested_exception(text: &str) -> bool {
+    exception_head(text)
+        && text
+            .split_once(": ")
+            .is_some_and(|(_, message)| !message.trim().is_empty())
 }
 
 /// What starts a Python traceback.
