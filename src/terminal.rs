@@ -125,7 +125,12 @@ fn entry(out: &mut String, d: &Diagnosis, i: usize, e: &errata_search::diagnose:
             shorten(&ev.text, 140)
         );
         if let Some(sig) = &ev.signature {
-            let _ = writeln!(out, "      matches signature: {}", shorten(sig, 120));
+            let how = if ev.partial {
+                "shares words with signature"
+            } else {
+                "matches signature"
+            };
+            let _ = writeln!(out, "      {how}: {}", shorten(sig, 120));
         }
     }
     for cue in e.cues.iter().take(3) {

@@ -194,3 +194,20 @@ Traceback (most recent call last):
         );
     }
 }
+
+/// Evidence that holds less than half of the signature it is shown with says so (`partial`),
+/// and the terminal and the page call it sharing words, not a match.
+#[test]
+fn a_line_holding_less_than_half_a_signature_is_not_called_a_match() {
+    let d = diagnosed(
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 4121) of binary: /opt/venv/bin/python
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+",
+    );
+    let evidence: Vec<_> = d.entries.iter().flat_map(|e| &e.evidence).collect();
+    assert!(evidence.iter().any(|ev| !ev.partial), "{d:#?}");
+    for ev in &evidence {
+        assert_eq!(ev.partial, ev.coverage < 0.5, "{ev:#?}");
+    }
+    assert!(evidence.iter().any(|ev| ev.partial), "{d:#?}");
+}

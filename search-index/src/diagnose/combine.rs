@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::oom::{self, Fragmentation, OomNumbers};
 use super::{attention, long_input, loss, steps};
-use super::{precedence, signal, ties};
+use super::{precedence, signal, ties, verdict};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
@@ -463,6 +463,7 @@ fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, 
         defined: hit.defined,
         specific: hit.specific,
         phrase: hit.phrase,
+        partial: hit.coverage < verdict::MIN_COVERAGE,
         role,
         score,
     });

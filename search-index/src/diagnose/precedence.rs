@@ -146,6 +146,7 @@ mod tests {
             defined: true,
             specific: true,
             phrase: 1.0,
+            partial: coverage < 0.5,
             role,
             score: 1.0,
         }

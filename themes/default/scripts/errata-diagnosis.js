@@ -61,7 +61,8 @@
     li.appendChild(logLine(ev, null));
     if (ev.signature) {
       var p = el('p', 'ev-sig');
-      p.appendChild(el('span', 'ev-sig-label', 'Matches signature '));
+      var how = ev.partial ? 'Shares words with signature ' : 'Matches signature ';
+      p.appendChild(el('span', 'ev-sig-label', how));
       p.appendChild(el('code', null, ev.signature));
       li.appendChild(p);
     }
