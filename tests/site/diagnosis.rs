@@ -278,7 +278,9 @@ FileNotFoundError: [Errno 2] No such file or directory: 'checkpoints/none.pt'
 }
 
 /// A launcher's summary tells that a child failed, not why: with nothing else in the log it is
-/// no diagnosis, though its entry is offered. A SIGKILL in the same summary is a finding.
+/// no diagnosis, though its entry is offered. A SIGKILL in the same summary is a finding: its
+/// exit code alone (a number, which the index masks) puts host memory first as a lead; the
+/// summary's `Signal 9 (SIGKILL)` line, a signature in words, names it.
 #[test]
 fn a_launchers_summary_alone_names_no_failure() {
     let log = "  0%|          | 0/24408 [00:00<?, ?it/s]
@@ -298,9 +300,19 @@ Root Cause (first observed failure):
     let d = diagnosed(log);
     assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
     assert_eq!(top(&d), "elastic-child-failed-error", "{d:#?}");
-    let killed = diagnosed(&log.replace("exitcode: 1", "exitcode: -9"));
-    assert_eq!(top(&killed), "cpu-ram-exhaustion", "{killed:#?}");
-    assert_eq!(killed.outcome, Outcome::Diagnosis, "{killed:#?}");
+    let killed = log
+        .replace("exitcode: 1", "exitcode: -9")
+        .replace("exitcode  : 1", "exitcode  : -9");
+    let lead = diagnosed(&killed);
+    assert_eq!(top(&lead), "cpu-ram-exhaustion", "{lead:#?}");
+    assert_eq!(lead.outcome, Outcome::Possible, "{lead:#?}");
+    assert!(lead.entries[0].reasons[0].contains("SIGKILL"), "{lead:#?}");
+    let signal = diagnosed(&killed.replace(
+        "traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
+        "traceback : Signal 9 (SIGKILL) received by PID 39886",
+    ));
+    assert_eq!(top(&signal), "cpu-ram-exhaustion", "{signal:#?}");
+    assert_eq!(signal.outcome, Outcome::Diagnosis, "{signal:#?}");
 }
 
 /// A shell's or a wrapper's exit status of -9 or 137 is a SIGKILL too, and so is PyTorch's CPU
