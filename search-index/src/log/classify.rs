@@ -301,10 +301,12 @@ pub fn is_warning_class(text: &str) -> bool {
 }
 
 /// A launcher's report that a child process failed (torchrun's `ChildFailedError` and
-/// `failed (exitcode: 1)`, DeepSpeed's `exits with return code`, srun's `error:` lines): a
-/// consequence of the child's own error, even where the log does not show that error.
+/// `failed (exitcode: 1)`, DeepSpeed's `exits with return code`, srun's `error:` lines,
+/// mpirun's and pdsh's summaries, a Kubeflow job's or a CI step's status): a consequence of
+/// the child's own error, even where the log does not show that error. srun's report that a
+/// task ran out of memory names the cause, and is no summary.
 pub fn is_launcher_summary(text: &str) -> bool {
-    const MARKERS: [&str; 10] = [
+    const MARKERS: [&str; 16] = [
         "ChildFailedError",
         "terminated with exit code",
         "Root Cause (first observed failure)",
@@ -315,8 +317,15 @@ pub fn is_launcher_summary(text: &str) -> bool {
         "exits with return code",
         "srun: error:",
         "SignalException",
+        "exited on signal",
+        "processes exited with non-zero status",
+        "Per user-direction, the job has been aborted",
+        "ssh exited with exit code",
+        "replica(s) failed",
+        "Process completed with exit code",
     ];
     MARKERS.iter().any(|m| text.contains(m))
+        && !(text.contains("srun: error:") && text.contains("Out Of Memory"))
 }
 
 /// A message that only announces an exception printed after it: PyTorch re-raises a
@@ -497,6 +506,23 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
         ] {
             assert_eq!(classify(text), Some(LineKind::Error), "{text}");
         }
+    }
+
+    #[test]
+    fn every_launchers_summary_is_one_and_a_named_cause_is_not() {
+        for text in [
+            "mpirun noticed that process rank 3 with PID 4121 on node gpu07 exited on signal 9 (Killed).",
+            "mpirun detected that one or more processes exited with non-zero status, thus causing",
+            "gpu07: ssh exited with exit code 1",
+            "PyTorchJob train-llm is failed because 1 Worker replica(s) failed.",
+            "Error: Process completed with exit code 1.",
+            "srun: error: gpu07: task 3: Exited with exit code 1",
+        ] {
+            assert!(is_launcher_summary(text), "{text}");
+        }
+        assert!(!is_launcher_summary(
+            "srun: error: gpu07: task 0: Out Of Memory"
+        ));
     }
 
     #[test]
