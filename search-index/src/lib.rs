@@ -13,6 +13,7 @@ pub mod bundle;
 pub mod coverage;
 pub mod diagnose;
 pub mod first;
+mod integrity;
 pub mod log;
 pub mod schema;
 pub mod searcher;
