@@ -271,8 +271,8 @@ fn a_request_larger_than_the_device_points_past_the_batch() {
         .all(|e| e.reasons.iter().all(|r| !r.contains("whole"))));
 }
 
-/// A frame cue of another entry in an OOM's traceback (gradient checkpointing's
-/// `torch/utils/checkpoint.py`, a cue of the frozen-inputs entry) takes its scale from the
+/// A frame cue of another entry in an OOM's traceback (gradient clipping's `clip_grad.py`, a
+/// cue of the exploding-gradients entry) takes its scale from the
 /// entries the OOM line names, not from fragmentation's match with the OOM's advice when the
 /// numbers doubt fragmentation (a frame cue adds half the best such entry's score): every entry
 /// the OOM names stays ahead of it.
@@ -281,15 +281,13 @@ fn a_cue_alone_ranks_behind_what_the_oom_names() {
     let log = "Traceback (most recent call last):
   File \"/srv/tune/sft.py\", line 212, in training_step
     outputs = model(**batch)
-  File \"/opt/venv/lib/python3.12/site-packages/torch/utils/checkpoint.py\", line 481, in checkpoint
-    return CheckpointFunction.apply(function, preserve, *args)
-  File \"/srv/tune/blocks.py\", line 77, in forward
-    hidden = self.up_proj(hidden)
+  File \"/opt/venv/lib/python3.12/site-packages/torch/nn/utils/clip_grad.py\", line 93, in clip_grad_norm_
+    norms.extend(torch._foreach_norm(device_grads, norm_type))
 torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 2 has a total capacity of 79.15 GiB of which 1.20 GiB is free. Process 48213 has 77.94 GiB memory in use. Of the allocated memory 74.10 GiB is allocated by PyTorch, and 600.00 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 ";
     let d = diagnosed(log);
     let place = |slug: &str| d.entries.iter().position(|e| e.slug == slug);
-    let cue_only = place("no-grad-fn-frozen-inputs").unwrap_or(usize::MAX);
+    let cue_only = place("exploding-gradients").unwrap_or(usize::MAX);
     for slug in [
         "cuda-oom-batch-too-large",
         "activation-memory-quadratic-attention",
@@ -303,7 +301,7 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 2 ha
     }
     let score = |slug: &str| d.entries[place(slug).unwrap()].score;
     assert!(
-        score("no-grad-fn-frozen-inputs") <= 0.51 * score("cuda-oom-batch-too-large"),
+        score("exploding-gradients") <= 0.51 * score("cuda-oom-batch-too-large"),
         "{d:#?}"
     );
 }
