@@ -33,6 +33,22 @@ pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> f32 {
     longest_run(message, sequence) as f32 / message.len() as f32
 }
 
+/// Whether a line's message (`message`: its terms after its exception's name) is the start of
+/// the signature's message, cut short inside a word, as a paste cut mid-line leaves it
+/// (`RuntimeError: one of the variables needed for gradient computati`): its other terms are
+/// the signature's in order, and its last term begins the signature's next. Yields how many of
+/// the signature's terms (its name's included) the line holds. The words the cut took (often
+/// the defining ones) are missing because of the cut, not because the line says other words.
+pub fn cut_copy(signature: &[String], head: usize, message: &[String]) -> Option<usize> {
+    const MIN_TERMS: usize = 3;
+    let wanted = signature.get(head..).unwrap_or_default();
+    let (last, before) = message.split_last()?;
+    let next = wanted.get(before.len())?;
+    let cut = next.len() > last.len() && next.starts_with(last.as_str());
+    (message.len() >= MIN_TERMS && cut && wanted.starts_with(before))
+        .then_some(head + message.len())
+}
+
 /// Whether a signature matched as `a` (weighed coverage, coverage, length) beats one matched as
 /// `b`; shares that differ only by rounding (`0.7` against `0.70000005`) are equal.
 pub fn outranks(a: Match, b: Match) -> bool {
@@ -95,6 +111,24 @@ mod tests {
             head_len(&format!("{class} NCCL error in:")),
             terms(class).len()
         );
+    }
+
+    #[test]
+    fn a_message_cut_inside_a_word_is_a_cut_copy() {
+        let sig = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation";
+        let signature = terms(sig);
+        let head = head_len(sig);
+        let message = |line: &str| terms(line)[head_len(line)..].to_vec();
+        let cut = message("RuntimeError: one of the variables needed for gradient computati");
+        assert_eq!(cut_copy(&signature, head, &cut), Some(head + cut.len()));
+        // Whole words that stop early, other words, or too little: no cut copy.
+        for line in [
+            "RuntimeError: one of the variables needed for gradient computation",
+            "RuntimeError: one of the tensors needed for gradient computati",
+            "RuntimeError: one of",
+        ] {
+            assert_eq!(cut_copy(&signature, head, &message(line)), None, "{line}");
+        }
     }
 
     #[test]

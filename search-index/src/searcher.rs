@@ -18,7 +18,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
-use crate::coverage::{head_len, longest_run, outranks, phrase, Match};
+use crate::coverage::{cut_copy, head_len, longest_run, outranks, phrase, Match};
 use crate::integrity::{catch_silently, check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
@@ -287,6 +287,7 @@ impl Searcher {
     /// word that a paste cut short is searched as the signature words it begins, too.
     pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, BundleError> {
         let mut sequence = terms(text);
+        let message = sequence[head_len(text).min(sequence.len())..].to_vec();
         let cut = vocabulary::completions(text, &self.sorted_terms);
         sequence.extend(cut.into_iter().map(str::to_owned));
         let mut seen = HashSet::new();
@@ -296,15 +297,16 @@ impl Searcher {
             .take(MAX_QUERY_TERMS)
             .cloned()
             .collect();
-        self.search_terms(&query_terms, &sequence, limit)
+        self.search_terms(&query_terms, (&sequence, &message), limit)
     }
 
     /// Ranks entries for distinct query terms; `sequence` is the text's terms in order, for
-    /// matching signatures as phrases.
+    /// matching signatures as phrases, and its message (its terms after its exception's name,
+    /// without a cut word's completions).
     fn search_terms(
         &self,
         query_terms: &[String],
-        sequence: &[String],
+        sequence: (&[String], &[String]),
         limit: usize,
     ) -> Result<Vec<Hit>, BundleError> {
         // A bundle can pass every check at opening and still hold damaged term dictionaries
@@ -319,7 +321,7 @@ impl Searcher {
     fn search_terms_unguarded(
         &self,
         query_terms: &[String],
-        sequence: &[String],
+        sequence: (&[String], &[String]),
         limit: usize,
     ) -> Vec<Hit> {
         if query_terms.is_empty() || limit == 0 || self.docs.is_empty() {
@@ -378,7 +380,7 @@ impl Searcher {
         ord: usize,
         score: f32,
         query: &HashSet<&str>,
-        sequence: &[String],
+        sequence: (&[String], &[String]),
     ) -> Option<Hit> {
         let meta = self.docs.get(ord)?;
         let (matched_signature, coverage, (defining, defined), specific, phrase) =
@@ -405,7 +407,7 @@ impl Searcher {
         &self,
         ord: usize,
         query: &HashSet<&str>,
-        sequence: &[String],
+        (sequence, message): (&[String], &[String]),
     ) -> (Option<String>, f32, (f32, bool), bool, f32) {
         let mut best: Option<(Match, usize, (f32, bool))> = None;
         let mut specific = false;
@@ -420,7 +422,13 @@ impl Searcher {
             let bag = found as f32 / sig_terms.len() as f32;
             let run = longest_run(sig_terms, sequence) as f32 / sig_terms.len() as f32;
             let coverage = (bag + run) / 2.0;
-            let defining = self.defining_share(sig_terms, query);
+            // A line cut inside a word lacks the words after the cut for that reason alone.
+            // A line cut inside a word lacks the words after the cut for that reason alone; one
+            // that holds half of the signature so is matched by more than common words.
+            let cut = cut_copy(sig_terms, self.signature_heads[ord][i], message);
+            specific = specific || cut.is_some_and(|held| 2 * held >= sig_terms.len());
+            let held = cut.unwrap_or(sig_terms.len());
+            let defining = self.defining_share(&sig_terms[..held], query);
             let weighed = coverage * (0.5 + 0.5 * defining.0);
             specific = specific
                 || (coverage >= SPECIFIC_COVERAGE && self.is_specific(sig_terms, query, coverage));

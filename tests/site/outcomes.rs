@@ -211,3 +211,24 @@ torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
     }
     assert!(evidence.iter().any(|ev| ev.partial), "{d:#?}");
 }
+
+/// A paste that stops inside a word keeps the start of the message: the words the cut took,
+/// defining ones included, are missing for that reason, so the entry whose signature the line
+/// begins is offered, not "no entry".
+#[test]
+fn a_line_cut_inside_a_word_points_at_the_signature_it_begins() {
+    for (log, slug) in [
+        (
+            "Epoch 1 of 50\nRuntimeError: one of the variables needed for gradient computati\n",
+            "inplace-modification-autograd",
+        ),
+        (
+            "step 3\nRuntimeError: CUDA out of memo\n",
+            "cuda-oom-batch-too-large",
+        ),
+    ] {
+        let d = diagnosed(log);
+        assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+        assert!(d.entries.iter().take(3).any(|e| e.slug == slug), "{d:#?}");
+    }
+}
