@@ -223,7 +223,8 @@ fn add_cues(
 /// Whether `cue` is in the frames the first failing line (`cause`) was raised in, and that line
 /// matched the entry `acc`.
 fn raised_in(cause: Option<&ErrorLine>, acc: &Acc, cue: &str) -> bool {
-    cause.is_some_and(|c| c.context.contains(cue) && acc.evidence.iter().any(|e| e.line == c.line))
+    let within = |c: &ErrorLine| c.context.replace('\\', "/").contains(cue);
+    cause.is_some_and(|c| within(c) && acc.evidence.iter().any(|e| e.line == c.line))
 }
 
 /// Which way a finding speaks of the entries that declare it.

@@ -5,6 +5,8 @@
 //! reader reports where each first turns up. One Aho-Corasick automaton finds all of them in
 //! one pass over each line.
 
+use std::borrow::Cow;
+
 use aho_corasick::AhoCorasick;
 use serde::Serialize;
 
@@ -62,12 +64,46 @@ impl CueSet {
         self.kinds[cue]
     }
 
-    /// The cues found in `text`, where a frame cue counts only when `in_frame`.
-    pub fn find<'a>(&'a self, text: &'a str, in_frame: bool) -> impl Iterator<Item = usize> + 'a {
-        self.automaton
-            .iter()
-            .flat_map(move |a| a.find_overlapping_iter(text))
+    /// The cues found in `text`, where a frame cue counts only when `in_frame`. A Windows
+    /// traceback writes its paths with backslashes, and path cues are written with `/`
+    /// (`torch/utils/data/_utils/worker.py`): a frame's backslashes are read as slashes.
+    pub fn find(&self, text: &str, in_frame: bool) -> Vec<usize> {
+        let Some(automaton) = &self.automaton else {
+            return Vec::new();
+        };
+        let text = match in_frame && text.contains('\\') {
+            true => Cow::Owned(text.replace('\\', "/")),
+            false => Cow::Borrowed(text),
+        };
+        (automaton.find_overlapping_iter(text.as_ref()))
             .map(|m| m.pattern().as_usize())
-            .filter(move |&i| in_frame || self.kinds[i] == CueKind::Line)
+            .filter(|&i| in_frame || self.kinds[i] == CueKind::Line)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_windows_frame_matches_a_path_cue() {
+        let set = CueSet::new(&[
+            (
+                "torch/multiprocessing/reductions.py".to_owned(),
+                CueKind::Frame,
+            ),
+            ("Out Of Memory".to_owned(), CueKind::Line),
+        ]);
+        let frame = r#"File "C:\envs\sd\lib\site-packages\torch\multiprocessing\reductions.py", line 120, in reduce_storage"#;
+        assert_eq!(set.find(frame, true), [0]);
+        assert!(
+            set.find(frame, false).is_empty(),
+            "a frame cue outside a frame"
+        );
+        assert_eq!(
+            set.find("srun: error: n1: task 0: Out Of Memory", false),
+            [1]
+        );
     }
 }
