@@ -20,6 +20,7 @@ pub mod lengths;
 pub mod memory;
 mod paste;
 pub mod progress;
+mod rank;
 mod reader;
 mod relay;
 pub mod skim;

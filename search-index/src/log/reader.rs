@@ -7,7 +7,7 @@
 //! Memory is bounded whatever the length
 //! of the log. Per-rank state is kept in rank order, so the report never depends on hash order.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::classify::{
     classify, classify_at, exception_head, exception_kind, is_collateral, is_frame,
@@ -19,6 +19,7 @@ use super::escaped::escaped_lines;
 use super::kept::KeptLines;
 use super::memory::MemoryReader;
 use super::paste::PasteShape;
+use super::rank::RankState;
 use super::unwrap::Unwrap;
 use super::{lengths, progress};
 use super::{ErrorLine, LineKind, LogReport};
@@ -74,64 +75,6 @@ pub struct LogReader<'c> {
     progress: KeptLines<progress::Progress>,
     /// The last lines that may say how long an input was.
     lengths: KeptLines<lengths::Lengths>,
-}
-
-/// What the reader keeps of one rank's output.
-#[derive(Debug, Default, Clone)]
-struct RankState {
-    in_traceback: bool,
-    /// The indentation of the traceback's header: its exception line is no deeper (a traceback
-    /// relayed inside another program's output is indented as a whole).
-    traceback_indent: usize,
-    /// The rank's last lines, the context of an exception that follows them.
-    recent: VecDeque<String>,
-    /// An IPython traceback header naming an exception whose final line has not come (yet).
-    pending: Option<ErrorLine>,
-    /// Cues found in the traceback being read, kept until its exception line.
-    cues: Vec<CueHit>,
-    /// An exception line with nothing after its colon, whose message is on the next line
-    /// (`RuntimeError:` then an indented paragraph), with its kind and line number.
-    awaiting: Option<(CleanLine, LineKind, usize)>,
-    /// The exception line just read (its place among the folded lines) and how many of the
-    /// plain lines that follow may still continue its message.
-    continuing: Option<(usize, usize)>,
-    /// The last line was a traceback frame no deeper than the traceback's header: a relay that
-    /// dropped the indentation (a container's or a launcher's logger), so the next line is the
-    /// frame's source line unless it is an exception head. A frame printed without source
-    /// (`<frozen ...>`) followed by an exception line whose class `exception_head` does not
-    /// know is read as source there, and the traceback ends at the next line.
-    flat_frame: bool,
-}
-
-impl RankState {
-    /// Whether `line` ends the traceback being read (if one is): a line no deeper than its
-    /// header that is neither a frame nor the source line of a frame whose indentation a relay
-    /// dropped; or, deeper, an exception with its message, which no source line is (TensorFlow
-    /// prints the error a traced function raised indented under its frames).
-    fn ends_traceback(&mut self, line: &CleanLine) -> bool {
-        if self.in_traceback && line.indent > self.traceback_indent && nested_exception(&line.text)
-        {
-            self.flat_frame = false;
-            return true;
-        }
-        let frame = is_frame(&line.text);
-        let source_of_flat_frame =
-            self.in_traceback && self.flat_frame && !frame && !exception_head(&line.text);
-        self.flat_frame = self.in_traceback
-            && frame
-            && line.text.starts_with("File ")
-            && line.indent <= self.traceback_indent;
-        line.indent <= self.traceback_indent && !frame && !source_of_flat_frame
-    }
-}
-
-/// An exception line with a message (`ValueError: No loss found. ...`), as a line indented
-/// inside a traceback may be, where a source line never is.
-fn nested_exception(text: &str) -> bool {
-    exception_head(text)
-        && text
-            .split_once(": ")
-            .is_some_and(|(_, message)| !message.trim().is_empty())
 }
 
 /// What starts a Python traceback.

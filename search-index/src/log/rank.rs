@@ -1,0 +1,71 @@
+//! What the log reader keeps of one rank's output between its lines.
+//!
+//! Takes the rank's lines as the reader reads them; holds whether a traceback is open (and how
+//! deep its header was), the last lines (an exception's context), the traceback's cues until
+//! its exception line, and the exception line that awaits its message; tells whether a line
+//! ends the traceback.
+
+use std::collections::VecDeque;
+
+use super::classify::{exception_head, is_frame};
+use super::clean::CleanLine;
+use super::cues::CueHit;
+use super::{ErrorLine, LineKind};
+
+/// What the reader keeps of one rank's output.
+#[derive(Debug, Default, Clone)]
+pub(super) struct RankState {
+    pub(super) in_traceback: bool,
+    /// The indentation of the traceback's header: its exception line is no deeper (a traceback
+    /// relayed inside another program's output is indented as a whole).
+    pub(super) traceback_indent: usize,
+    /// The rank's last lines, the context of an exception that follows them.
+    pub(super) recent: VecDeque<String>,
+    /// An IPython traceback header naming an exception whose final line has not come (yet).
+    pub(super) pending: Option<ErrorLine>,
+    /// Cues found in the traceback being read, kept until its exception line.
+    pub(super) cues: Vec<CueHit>,
+    /// An exception line with nothing after its colon, whose message is on the next line
+    /// (`RuntimeError:` then an indented paragraph), with its kind and line number.
+    pub(super) awaiting: Option<(CleanLine, LineKind, usize)>,
+    /// The exception line just read (its place among the folded lines) and how many of the
+    /// plain lines that follow may still continue its message.
+    pub(super) continuing: Option<(usize, usize)>,
+    /// The last line was a traceback frame no deeper than the traceback's header: a relay that
+    /// dropped the indentation (a container's or a launcher's logger), so the next line is the
+    /// frame's source line unless it is an exception head. A frame printed without source
+    /// (`<frozen ...>`) followed by an exception line whose class `exception_head` does not
+    /// know is read as source there, and the traceback ends at the next line.
+    pub(super) flat_frame: bool,
+}
+
+impl RankState {
+    /// Whether `line` ends the traceback being read (if one is): a line no deeper than its
+    /// header that is neither a frame nor the source line of a frame whose indentation a relay
+    /// dropped; or, deeper, an exception with its message, which no source line is (TensorFlow
+    /// prints the error a traced function raised indented under its frames).
+    pub(super) fn ends_traceback(&mut self, line: &CleanLine) -> bool {
+        if self.in_traceback && line.indent > self.traceback_indent && nested_exception(&line.text)
+        {
+            self.flat_frame = false;
+            return true;
+        }
+        let frame = is_frame(&line.text);
+        let source_of_flat_frame =
+            self.in_traceback && self.flat_frame && !frame && !exception_head(&line.text);
+        self.flat_frame = self.in_traceback
+            && frame
+            && line.text.starts_with("File ")
+            && line.indent <= self.traceback_indent;
+        line.indent <= self.traceback_indent && !frame && !source_of_flat_frame
+    }
+}
+
+/// An exception line with a message (`ValueError: No loss found. ...`), as a line indented
+/// inside a traceback may be, where a source line never is.
+fn nested_exception(text: &str) -> bool {
+    exception_head(text)
+        && text
+            .split_once(": ")
+            .is_some_and(|(_, message)| !message.trim().is_empty())
+}
