@@ -189,6 +189,8 @@ fn add_cues(
         .fold(0.0, f32::max);
     let base = if best > 0.0 { best } else { CUE_BASE };
     let (cues, owners) = searcher.cues();
+    let context = cause.map(|c| c.context.replace('\\', "/"));
+    let raised = cause.zip(context.as_deref());
     for hit in &report.cue_hits {
         let Some(meta) = owners.get(hit.cue).and_then(|&d| searcher.docs().get(d)) else {
             continue;
@@ -201,7 +203,7 @@ fn add_cues(
         }
         let kind = cues.kind(hit.cue);
         let share = match kind {
-            CueKind::Frame if raised_in(cause, acc, cues.text(hit.cue)) => RAISED_IN_CUE_SHARE,
+            CueKind::Frame if raised_in(raised, acc, cues.text(hit.cue)) => RAISED_IN_CUE_SHARE,
             CueKind::Frame => FRAME_CUE_SHARE,
             CueKind::Line => LINE_CUE_SHARE,
         };
@@ -220,11 +222,13 @@ fn add_cues(
     }
 }
 
-/// Whether `cue` is in the frames the first failing line (`cause`) was raised in, and that line
+/// Whether `cue` is in the frames the first failing line (`cause`, with those frames as
+/// `context`, a Windows path's backslashes read as slashes) was raised in, and that line
 /// matched the entry `acc`.
-fn raised_in(cause: Option<&ErrorLine>, acc: &Acc, cue: &str) -> bool {
-    let within = |c: &ErrorLine| c.context.replace('\\', "/").contains(cue);
-    cause.is_some_and(|c| within(c) && acc.evidence.iter().any(|e| e.line == c.line))
+fn raised_in(cause: Option<(&ErrorLine, &str)>, acc: &Acc, cue: &str) -> bool {
+    cause.is_some_and(|(c, context)| {
+        context.contains(cue) && acc.evidence.iter().any(|e| e.line == c.line)
+    })
 }
 
 /// Which way a finding speaks of the entries that declare it.

@@ -22,20 +22,18 @@ pub(super) fn spread_causes(
     entries: &mut [DiagnosedEntry],
     declared: &dyn Fn(&str) -> Vec<String>,
 ) {
+    let mut findings: Vec<Vec<String>> = entries.iter().map(|e| declared(&e.slug)).collect();
     let mut above: BTreeSet<String> = BTreeSet::new();
-    let mut k = 0;
-    while k < entries.len() {
-        let end = k + entries[k..]
-            .iter()
-            .take_while(|e| tied(e.score, entries[k].score))
-            .count();
-        let apart = |e: &DiagnosedEntry, above: &BTreeSet<String>| {
-            declared(&e.slug).iter().all(|f| !above.contains(f))
-        };
-        let pick = (k..end).find(|&j| apart(&entries[j], &above)).unwrap_or(k);
+    for k in 0..entries.len() {
+        let end = k
+            + (entries[k..].iter())
+                .take_while(|e| tied(e.score, entries[k].score))
+                .count();
+        let apart = |j: usize| findings[j].iter().all(|f| !above.contains(f));
+        let pick = (k..end).find(|&j| apart(j)).unwrap_or(k);
         entries[k..=pick].rotate_right(1);
-        above.extend(declared(&entries[k].slug));
-        k += 1;
+        findings[k..=pick].rotate_right(1);
+        above.extend(findings[k].iter().cloned());
     }
 }
 
