@@ -27,7 +27,7 @@ pub(crate) fn guarded<T>(open: impl FnOnce() -> Result<T, BundleError>) -> Resul
 
 /// Runs `f`, turning a panic into its message, without printing it (natively; in WebAssembly
 /// a panic aborts).
-pub(crate) fn catch_silently<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+fn catch_silently<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));

@@ -19,7 +19,7 @@ use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
 use crate::coverage::{cut_copy, head_len, longest_run, outranks, phrase, Match};
-use crate::integrity::{catch_silently, check_doc_count, check_footers, guarded};
+use crate::integrity::{check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
@@ -311,11 +311,7 @@ impl Searcher {
     ) -> Result<Vec<Hit>, BundleError> {
         // A bundle can pass every check at opening and still hold damaged term dictionaries
         // (the bundle fuzz target found one): a search that trips on them is an error.
-        catch_silently(|| self.search_terms_unguarded(query_terms, sequence, limit)).map_err(
-            |what| BundleError::Corrupt {
-                reason: format!("its index files are damaged ({what})"),
-            },
-        )
+        guarded(|| Ok(self.search_terms_unguarded(query_terms, sequence, limit)))
     }
 
     fn search_terms_unguarded(
@@ -422,7 +418,6 @@ impl Searcher {
             let bag = found as f32 / sig_terms.len() as f32;
             let run = longest_run(sig_terms, sequence) as f32 / sig_terms.len() as f32;
             let coverage = (bag + run) / 2.0;
-            // A line cut inside a word lacks the words after the cut for that reason alone.
             // A line cut inside a word lacks the words after the cut for that reason alone; one
             // that holds half of the signature so is matched by more than common words.
             let cut = cut_copy(sig_terms, self.signature_heads[ord][i], message);

@@ -146,7 +146,7 @@ mod tests {
             defined: true,
             specific: true,
             phrase: 1.0,
-            partial: coverage < 0.5,
+            partial: coverage < MIN_COVERAGE,
             role,
             score: 1.0,
         }
