@@ -476,3 +476,17 @@ fn a_bare_oom_exception_points_at_the_oom_entries() {
         );
     }
 }
+
+/// An out-of-memory message in a wording no entry declares (Caffe2's enforce, which buries
+/// `out of memory` after a source location and an error code) shares only common words with
+/// the OOM signatures; together they still say what failed, so it points at the memory
+/// entries instead of "no entry". An error that merely has `memory` in it does not.
+#[test]
+fn an_oom_in_a_wording_no_entry_declares_points_at_the_memory_entries() {
+    let log = "RuntimeError: [enforce fail at event_gpu.cc:17] error == cudaSuccess. 2 vs 0. Error at: /src/caffe2/core/event_gpu.cc:17: out of memory\n";
+    let d = diagnosed(log);
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+    let d = diagnosed("RuntimeError: [enforce fail at event_gpu.cc:17] error == cudaSuccess. 2 vs 0. Error at: /src/caffe2/core/event_gpu.cc:17: memory mapping failed\n");
+    assert_eq!(d.outcome, Outcome::None, "{d:#?}");
+}

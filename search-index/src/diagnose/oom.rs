@@ -70,6 +70,14 @@ pub fn is_oom_message(line: &str) -> bool {
         || (exhausted && (lower.contains("alloc") || lower.contains("memory")))
 }
 
+/// Whether `line` is an out-of-memory message matched by a signature that is one too: the
+/// words `out of memory` are common to many signatures, yet together they say what failed, so
+/// a wording errata does not know (Caffe2's `[enforce fail at event_gpu.cc:17] error ==
+/// cudaSuccess. 2 vs 0. Error at: ...: out of memory`) still points at the memory entries.
+pub fn same_kind(line: &str, hit: &crate::searcher::Hit) -> bool {
+    (hit.matched_signature.as_deref()).is_some_and(is_oom_message) && is_oom_message(line)
+}
+
 impl OomNumbers {
     /// The numbers of `line`, when it is an out-of-memory message that states a request.
     pub fn of(line: &str) -> Option<OomNumbers> {
