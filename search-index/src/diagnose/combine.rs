@@ -40,6 +40,9 @@ const LINE_CUE_SHARE: f32 = 0.35;
 /// an entry that line matched: where it was raised tells apart the entries whose wording the
 /// line matches alike. An entry the line did not match (a cue alone) gains nothing by it.
 const RAISED_IN_CUE_SHARE: f32 = 0.8;
+/// The signature coverage a line after an exception line needs to count as the rest of its
+/// message ([`add_continuation`]).
+const CONTINUATION_COVERAGE: f32 = 0.75;
 /// What a line that shares only common words with a part of a signature weighs.
 const COMMON_ONLY_WEIGHT: f32 = 0.1;
 /// The most that cues alone give an entry, as a share of the best line's score.
@@ -128,6 +131,9 @@ pub(super) fn ranked_entries(
             add_shared(searcher, &mut per_entry, line, role, w, &hit);
             add_hit(&mut per_entry, line, role, w, hit);
         }
+        if line.kind == LineKind::Exception && !line.collateral {
+            add_continuation(searcher, &mut per_entry, line, role, w)?;
+        }
         // Where it was raised tells apart entries that share the exception's wording; it only
         // adds to entries a line matched on more than common words.
         if !line.context.is_empty() && !line.collateral {
@@ -173,6 +179,38 @@ pub(super) fn ranked_entries(
     ties::spread_causes(&mut entries, &declared);
     entries.truncate(MAX_ENTRIES);
     Ok(entries)
+}
+
+/// Adds what the lines right after an exception line match, when one holds a signature's
+/// wording as a line that names the failure would: the rest of a message printed over several
+/// lines (PaddlePaddle 1.x's `EnforceNotMet: Enforce failed. Expected allocating <= available,
+/// ...` then `Insufficient GPU memory to allocation.`). Code, file lists and other noise after
+/// an exception share a few words with signatures at most, and add nothing.
+fn add_continuation(
+    searcher: &Searcher,
+    per_entry: &mut BTreeMap<String, Acc>,
+    line: &ErrorLine,
+    role: Role,
+    w: f32,
+) -> Result<(), BundleError> {
+    for (number, text) in &line.continuation {
+        let piece = ErrorLine {
+            line: *number,
+            text: text.clone(),
+            ..line.clone()
+        };
+        for hit in searcher.search(text, HITS_PER_LINE)? {
+            let names = hit.specific
+                && hit.coverage >= CONTINUATION_COVERAGE
+                && hit.defining >= verdict::MIN_DEFINING
+                && hit.phrase >= verdict::MIN_PHRASE;
+            if names {
+                add_shared(searcher, per_entry, &piece, role, w, &hit);
+                add_hit(per_entry, &piece, role, w, hit);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Adds each cue that turned up to its entry, as a share of the best line's score. The best

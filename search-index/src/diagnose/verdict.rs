@@ -24,7 +24,7 @@ const MIN_UNDEFINED_COVERAGE: f32 = 0.8;
 /// The share of a signature's message (its words after the exception's name) a line needs in
 /// the order written to name the failure: `RuntimeError: Distributed package doesn't have NCCL
 /// built in` holds every word of `RuntimeError: NCCL error in:`, but not its message.
-const MIN_PHRASE: f32 = 0.5;
+pub(super) const MIN_PHRASE: f32 = 0.5;
 /// Another entry whose signature the same line covers to within this much matches it as well.
 const SAME_MATCH: f32 = 0.05;
 /// The least a line that is not a consequence of another error must share with a signature

@@ -73,6 +73,10 @@ pub struct ErrorLine {
     /// (`Tried to allocate 7.31 GiB` then `(GPU 0; 11.92 GiB total capacity; ...)`).
     #[serde(skip)]
     pub continued: String,
+    /// The same lines, each with its number: a message printed over several lines goes on in
+    /// them, and they are matched on their own ([`crate::diagnose`]).
+    #[serde(skip)]
+    pub continuation: Vec<(usize, String)>,
     /// The most steps a progress line before it said the run had done, with that line's
     /// number ([`progress`]).
     #[serde(skip)]

@@ -316,6 +316,7 @@ impl<'c> LogReader<'c> {
                 continued.push(' ');
             }
             continued.push_str(&line.text);
+            (self.folded[at].continuation).push((number, line.text.clone()));
             state.continuing = (left > 1).then_some((at, left - 1));
         }
         let before = &mut state.recent;
@@ -340,6 +341,7 @@ impl<'c> LogReader<'c> {
                 collateral: false,
                 context: String::new(),
                 continued: String::new(),
+                continuation: Vec::new(),
                 steps_before: None,
                 input_before: None,
             });
@@ -404,6 +406,7 @@ impl<'c> LogReader<'c> {
             collateral,
             context,
             continued: String::new(),
+            continuation: Vec::new(),
             steps_before: progress::most_steps(&self.progress),
             input_before: lengths::longest(&self.lengths),
         });
@@ -530,6 +533,7 @@ fn ipython_header(line: &CleanLine, at: usize, number: usize) -> Option<ErrorLin
         collateral: false,
         context: String::new(),
         continued: String::new(),
+        continuation: Vec::new(),
         steps_before: None,
         input_before: None,
     })
