@@ -315,6 +315,21 @@ Root Cause (first observed failure):
     assert_eq!(signal.outcome, Outcome::Diagnosis, "{signal:#?}");
 }
 
+/// Ray Train's and the XLA coordination service's reports that a worker failed are summaries
+/// too: after a worker's own error, which no entry covers, they name no failure.
+#[test]
+fn a_frameworks_report_that_a_worker_failed_names_no_failure() {
+    for summary in [
+        "ray.train.base_trainer.TrainingFailedError: The Ray Train run failed. Please inspect the previous error messages for a cause.",
+        "ray.train.v2.api.exceptions.WorkerGroupError: Training failed due to worker errors:",
+        "jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
+    ] {
+        let log = format!("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    f()\nTypeError: unsupported operand type(s) for +: 'int' and 'str'\n{summary}\n");
+        let d = diagnosed(&log);
+        assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    }
+}
+
 /// A shell's or a wrapper's exit status of -9 or 137 is a SIGKILL too, and so is PyTorch's CPU
 /// allocator failing: both are the host's memory.
 #[test]

@@ -306,7 +306,7 @@ pub fn is_warning_class(text: &str) -> bool {
 /// the child's own error, even where the log does not show that error. srun's report that a
 /// task ran out of memory names the cause, and is no summary.
 pub fn is_launcher_summary(text: &str) -> bool {
-    const MARKERS: [&str; 16] = [
+    const MARKERS: [&str; 24] = [
         "ChildFailedError",
         "terminated with exit code",
         "Root Cause (first observed failure)",
@@ -323,6 +323,16 @@ pub fn is_launcher_summary(text: &str) -> bool {
         "ssh exited with exit code",
         "replica(s) failed",
         "Process completed with exit code",
+        // Ray Train's and the XLA coordination service's reports that a worker or task failed,
+        // and the wrappers of Horovod and Lightning that stop the rest after it.
+        "Training failed due to worker errors",
+        "The Ray Train run failed",
+        "another task died",
+        "stopped sending heartbeats",
+        "remote task has failed, got preempted, or crashed",
+        "This was caused by an exception on one of the ranks",
+        "Terminating remaining workers after failure of Process",
+        "Forcefully terminating all other processes",
     ];
     MARKERS.iter().any(|m| text.contains(m))
         && !(text.contains("srun: error:") && text.contains("Out Of Memory"))
@@ -517,6 +527,9 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
             "PyTorchJob train-llm is failed because 1 Worker replica(s) failed.",
             "Error: Process completed with exit code 1.",
             "srun: error: gpu07: task 3: Exited with exit code 1",
+            "ray.train.v2.api.exceptions.WorkerGroupError: Training failed due to worker errors:",
+            "ray.train.base_trainer.TrainingFailedError: The Ray Train run failed. Please inspect the previous error messages for a cause.",
+            "jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
         ] {
             assert!(is_launcher_summary(text), "{text}");
         }
