@@ -494,7 +494,8 @@ fn an_oom_in_a_wording_no_entry_declares_points_at_the_memory_entries() {
 /// A message printed over two lines (PaddlePaddle 1.x's enforce, then the allocator's reason on
 /// the next line) is matched on both: the second line's wording points at the memory entries.
 /// A line of code after an exception, which shares a word or two with a signature, adds
-/// nothing.
+/// nothing; and a hint a library prints after any of its errors points at candidates without
+/// naming the failure.
 #[test]
 fn the_rest_of_a_message_on_the_next_line_is_matched() {
     let log = "Traceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    exe.run(prog)\npaddle.fluid.core_avx.EnforceNotMet: Enforce failed. Expected allocating <= available, but received allocating:0 > available:0.\nInsufficient GPU memory to allocation. at [/paddle/paddle/fluid/platform/gpu_info.cc:262]\n";
@@ -503,4 +504,8 @@ fn the_rest_of_a_message_on_the_next_line_is_matched() {
     assert_eq!(d.entries[0].evidence[0].line, 5, "{d:#?}");
     let log = "Traceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    model.load_state_dict(sd)\nFileNotFoundError: [Errno 2] No such file or directory: model.bin\n    state_dict = load_state_dict(resolved_archive_file)\n";
     assert_eq!(diagnosed(log).outcome, Outcome::None);
+    let log = "Traceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    out = compiled(x)\nRuntimeError: Failed running call_function <built-in function add>\nSet TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information\n";
+    let d = diagnosed(log);
+    assert_eq!(top(&d), "torch-compile-inductor-errors", "{d:#?}");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
 }

@@ -209,6 +209,10 @@ fn add_continuation(
                 add_hit(per_entry, &piece, role, w, hit);
             }
         }
+        let evidence = per_entry.values_mut().flat_map(|a| a.evidence.iter_mut());
+        for e in evidence.filter(|e| e.line == *number) {
+            e.follows = Some(line.line);
+        }
     }
     Ok(())
 }
@@ -508,6 +512,7 @@ fn add_hit(per_entry: &mut BTreeMap<String, Acc>, line: &ErrorLine, role: Role, 
         specific: hit.specific,
         phrase: hit.phrase,
         partial: hit.coverage < verdict::MIN_COVERAGE,
+        follows: None,
         role,
         score,
     });

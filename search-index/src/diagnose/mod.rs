@@ -126,6 +126,10 @@ pub struct Evidence {
     /// The line holds less than half of the signature: it shares words with it, no more.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+    /// For a line right after an exception line, read as the rest of its message: that
+    /// exception line's number.
+    #[serde(skip)]
+    pub follows: Option<usize>,
     pub role: Role,
     pub score: f32,
 }

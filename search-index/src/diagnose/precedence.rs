@@ -147,6 +147,7 @@ mod tests {
             specific: true,
             phrase: 1.0,
             partial: coverage < MIN_COVERAGE,
+            follows: None,
             role,
             score: 1.0,
         }

@@ -163,6 +163,9 @@ fn names_the_failure(
         .iter()
         .any(|o| o.cues.iter().any(|c| c.kind == CueKind::Frame))
         || crash.is_some_and(|line| !entry.evidence.iter().any(|e| e.line == line));
+    // A line read as the rest of an exception's message points at candidates but names no
+    // failure: it may be a hint the library prints after any error (`Set TORCH_LOGS="+dynamo"
+    // and TORCHDYNAMO_VERBOSE=1 for more information`), or another process's line.
     let decisive = |e: &&Evidence| {
         // A launcher's report of a failed child is a consequence even when the child's own
         // error is not in the log: it tells that something failed, not what.
@@ -170,6 +173,7 @@ fn names_the_failure(
             && (!is_launcher_summary(&e.text) || found)
             && !(crashed_elsewhere && warnings.contains(&e.line))
             && (only_context || e.role != Role::Context)
+            && e.follows.is_none()
             && e.coverage >= threshold
             && e.phrase >= MIN_PHRASE
             && e.defining >= MIN_DEFINING

@@ -316,7 +316,11 @@ impl<'c> LogReader<'c> {
                 continued.push(' ');
             }
             continued.push_str(&line.text);
-            (self.folded[at].continuation).push((number, line.text.clone()));
+            // A logger's record or a launcher's report is a line of its own, not the rest of
+            // the message.
+            if line.level.is_none() && !is_launcher_summary(&line.text) {
+                (self.folded[at].continuation).push((number, line.text.clone()));
+            }
             state.continuing = (left > 1).then_some((at, left - 1));
         }
         let before = &mut state.recent;
