@@ -118,8 +118,10 @@ pub(super) fn ranked_entries(
     for (i, line) in report.error_lines.iter().enumerate() {
         let role = role(line, Some(i) == cause);
         let w = weight(line, role);
-        for mut hit in searcher.search(&line.text, HITS_PER_LINE)? {
-            hit.specific = hit.specific || oom::same_kind(&line.text, &hit);
+        let hits = searcher.search(&line.text, HITS_PER_LINE)?;
+        let unknown_oom = !hits.iter().any(|h| h.specific);
+        for mut hit in hits {
+            hit.specific = hit.specific || (unknown_oom && oom::same_kind(&line.text, &hit));
             // Words such as `error` and `runtime` are in most entries' signatures: a line that
             // shares nothing else with an entry's signature, and not the whole of it, hardly
             // points at the entry, and sets no scale for the cues.

@@ -73,7 +73,9 @@ pub fn is_oom_message(line: &str) -> bool {
 /// Whether `line` is an out-of-memory message matched by a signature that is one too: the
 /// words `out of memory` are common to many signatures, yet together they say what failed, so
 /// a wording errata does not know (Caffe2's `[enforce fail at event_gpu.cc:17] error ==
-/// cudaSuccess. 2 vs 0. Error at: ...: out of memory`) still points at the memory entries.
+/// cudaSuccess. 2 vs 0. Error at: ...: out of memory`) still points at the memory entries. Only
+/// for a line that matches no signature on more than common words: one that does (`CUDA out
+/// of memory. Tried to allocate`) has said which memory ran out.
 pub fn same_kind(line: &str, hit: &crate::searcher::Hit) -> bool {
     (hit.matched_signature.as_deref()).is_some_and(is_oom_message) && is_oom_message(line)
 }

@@ -124,6 +124,15 @@ pub(super) fn points_at(entry: &DiagnosedEntry) -> bool {
             }))
 }
 
+/// Whether an evidence line holds enough of its signature's wording, in order and with its
+/// defining words, to name the failure, given the coverage it needs.
+fn holds_the_wording(e: &Evidence, threshold: f32) -> bool {
+    e.coverage >= threshold
+        && e.phrase >= MIN_PHRASE
+        && e.defining >= MIN_DEFINING
+        && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
+}
+
 /// What the verdict needs to know of the log's lines.
 struct Log {
     /// The log has no error line: its plain lines stand in.
@@ -174,10 +183,7 @@ fn names_the_failure(
             && !(crashed_elsewhere && warnings.contains(&e.line))
             && (only_context || e.role != Role::Context)
             && e.follows.is_none()
-            && e.coverage >= threshold
-            && e.phrase >= MIN_PHRASE
-            && e.defining >= MIN_DEFINING
-            && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
+            && holds_the_wording(e, threshold)
     };
     // Of lines covered as well, the one that weighs most: the exception, not a warning that
     // echoes it.
