@@ -509,3 +509,17 @@ fn the_rest_of_a_message_on_the_next_line_is_matched() {
     assert_eq!(top(&d), "torch-compile-inductor-errors", "{d:#?}");
     assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
 }
+
+/// A log with no error line is read by its plain lines, and a command line shares words with
+/// many signatures; a cue (PaddlePaddle's allocator warning, which the batch entry declares)
+/// says more, so its entry goes first.
+#[test]
+fn a_cue_leads_a_log_with_no_error_line() {
+    let log = "$ python train.py --model=ResNet50 --batch_size=128 --data_dir=/data/imagenet --lr=0.1 --num_epochs=120
+[...]
+Cannot malloc 49.0002 MB GPU memory. Please shrink FLAGS_fraction_of_gpu_memory_to_use or FLAGS_initial_gpu_memory_in_mb or FLAGS_reallocate_gpu_memory_in_mbenvironment variable to a lower value. Current FLAGS_fraction_of_gpu_memory_to_use value is 0.1.
+";
+    let d = diagnosed(log);
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
+}

@@ -43,6 +43,27 @@ pub(super) fn warnings_below_a_cut_crash(lines: &[ErrorLine], entries: &mut [Dia
     }
 }
 
+/// A log with no error line has only its plain lines, read as stand-ins, to match signatures
+/// with, and a command line or a progress line shares words with many: a cue, a line the entry
+/// declares as pointing at it (PaddlePaddle's `Cannot malloc ... MB GPU memory. Please shrink
+/// FLAGS_fraction_of_gpu_memory_to_use` warning), says more. An entry a cue points at goes
+/// ahead of every entry that only plain lines match.
+pub(super) fn cues_ahead_of_plain_lines(lines: &[ErrorLine], entries: &mut [DiagnosedEntry]) {
+    if lines.iter().any(|l| l.kind != LineKind::Context) {
+        return;
+    }
+    let best_other = (entries.iter())
+        .filter(|e| e.cues.is_empty())
+        .map(|e| e.score)
+        .fold(0.0, f32::max);
+    for e in entries
+        .iter_mut()
+        .filter(|e| !e.cues.is_empty() && !e.against())
+    {
+        e.score = e.score.max(best_other * FINDING_LEAD);
+    }
+}
+
 /// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
 /// outweigh: an entry a finding speaks for goes ahead of every entry none speaks for.
 pub(super) fn put_findings_first(entries: &mut [DiagnosedEntry]) {
