@@ -272,12 +272,17 @@ impl<'c> LogReader<'c> {
         if text.is_empty() {
             return;
         }
-        if let Some(kind) = classify_at(text, line.level, false) {
-            let lead = CleanLine {
-                text: text.to_owned(),
-                ..line.clone()
-            };
-            self.error(lead, kind, number);
+        let lead = CleanLine {
+            text: text.to_owned(),
+            ..line.clone()
+        };
+        // A message that carries no error mark of its own (a tool's result printed as a dict,
+        // `{'status': 'error', 'message': '...', 'traceback': 'Traceback (most recent call
+        // last):\n...'}`) is still a line the log shows: a plain one, a stand-in when the log
+        // has no error line.
+        match classify_at(text, line.level, false) {
+            Some(kind) => self.error(lead, kind, number),
+            None => self.plain(lead, number),
         }
     }
 

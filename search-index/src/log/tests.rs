@@ -597,3 +597,21 @@ fn a_message_that_begins_with_a_newline_is_joined_to_its_exception() {
         "RuntimeError: Some tensors share memory, this will lead to duplicate memory on disk"
     );
 }
+
+/// A message printed on the line a traceback starts on, with no error mark of its own (a tool's
+/// result printed as a dict, its traceback escaped inside it), is kept as a plain line: with no
+/// error line in the log, it stands in.
+#[test]
+fn a_message_before_a_traceback_on_its_line_stands_in() {
+    let report = read_log(
+        "$ python rl_quickstart.py
+{'status': 'error', 'message': 'op failed: \"_amp_foreach_non_finite_check_and_unscale_cuda\" not implemented for \\'BFloat16\\'', 'traceback': 'Traceback (most recent call last):\\n  File \"tool.py\", line 119, in run\\n    return self._handle_train(parameters)\\n  Fil
+",
+    );
+    assert!(
+        (report.error_lines.iter())
+            .any(|l| l.kind == LineKind::Context && l.text.contains("not implemented for")),
+        "{:#?}",
+        report.error_lines
+    );
+}
