@@ -18,6 +18,8 @@ mod escaped;
 mod kept;
 pub mod lengths;
 pub mod memory;
+#[cfg(test)]
+mod message_tests;
 mod paste;
 pub mod progress;
 mod rank;
