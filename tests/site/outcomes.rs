@@ -25,6 +25,20 @@ RuntimeError: Distributed package doesn't have NCCL built in
     assert_eq!(top(&real), "nccl-communicator-error", "{real:#?}");
 }
 
+/// A line that shares with a signature only the exception's name (`AssertionError`, `OSError`
+/// and its `[Errno N]`) shares nothing of what failed: it points at no entry, and the log is
+/// "no entry explains this log".
+#[test]
+fn an_exceptions_name_alone_points_nowhere() {
+    for log in [
+        "AssertionError: sentence at index 25683144 exceeds max_tokens limit!\n",
+        "OSError: llama-weights is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'\n",
+    ] {
+        let d = diagnosed(log);
+        assert_eq!(d.outcome, Outcome::None, "{d:#?}");
+    }
+}
+
 /// safetensors' message begins with a newline, so the log shows `RuntimeError: ` alone and the
 /// message indented below it: read together, they name the shared-tensors entry; the bare
 /// exception's name matched only common words of unrelated signatures.

@@ -108,7 +108,10 @@ pub(super) fn decide(
 }
 
 /// Whether anything in the log points at the entry: a cue, a finding for it, or a line that is
-/// not a consequence of another error sharing enough of a signature, defining words included.
+/// not a consequence of another error sharing enough of a signature, defining words included,
+/// and some of its message (its words after the exception's name): `AssertionError: sentence at
+/// index 25683144 exceeds max_tokens limit!` shares only `AssertionError` with `AssertionError:
+/// Invalid device id`.
 /// A line sharing a few common words with many signatures (`AttributeError: ... object has no
 /// attribute`), or one word with a signature of several (`error` of `CUDA error: initialization
 /// error`), points nowhere.
@@ -121,6 +124,7 @@ pub(super) fn points_at(entry: &DiagnosedEntry) -> bool {
                     && e.specific
                     && e.coverage >= MIN_POINTING_COVERAGE
                     && e.coverage * e.defining >= MIN_POINTING
+                    && e.phrase > 0.0
             }))
 }
 
