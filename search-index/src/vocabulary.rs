@@ -79,6 +79,17 @@ const GENERIC_TERMS: [&str; 54] = [
 ];
 
 /// The rare terms and the common terms of the signatures (each entry's, each signature's terms).
+/// Whether a signature names one of Python's own exception classes before its message
+/// (`AssertionError: Invalid device id`, `OSError: [Errno 98] Address already in use`): any
+/// failure can raise them, so a line sharing only that name shares nothing of what failed.
+pub fn names_a_generic_exception(signature: &str) -> bool {
+    let Some((head, _)) = signature.split_once(':') else {
+        return false;
+    };
+    let name = head.rsplit('.').next().unwrap_or(head).to_ascii_lowercase();
+    name.ends_with("error") && GENERIC_TERMS.contains(&name.as_str())
+}
+
 pub fn rare_and_common(signature_terms: &[Vec<Vec<String>>]) -> (HashSet<String>, HashSet<String>) {
     let mut rare = terms_by_docs(signature_terms, |n| n <= DEFINING_DOCS);
     rare.retain(|t| !GENERIC_TERMS.contains(&t.as_str()));
@@ -154,6 +165,23 @@ pub fn completions<'a>(text: &str, sorted: &'a [String]) -> Vec<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pythons_own_exceptions_are_generic_heads_and_a_librarys_are_not() {
+        assert!(names_a_generic_exception(
+            "AssertionError: Invalid device id"
+        ));
+        assert!(names_a_generic_exception(
+            "builtins.OSError: [Errno 98] Address already in use"
+        ));
+        assert!(!names_a_generic_exception(
+            "torch.OutOfMemoryError: CUDA out of memory."
+        ));
+        assert!(!names_a_generic_exception(
+            "SafetensorError: Error while deserializing header"
+        ));
+        assert!(!names_a_generic_exception("CUDA error: out of memory"));
+    }
     use crate::tokenizer::terms;
 
     #[test]

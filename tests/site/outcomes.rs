@@ -25,9 +25,10 @@ RuntimeError: Distributed package doesn't have NCCL built in
     assert_eq!(top(&real), "nccl-communicator-error", "{real:#?}");
 }
 
-/// A line that shares with a signature only the exception's name (`AssertionError`, `OSError`
-/// and its `[Errno N]`) shares nothing of what failed: it points at no entry, and the log is
-/// "no entry explains this log".
+/// A line that shares with a signature only the name of one of Python's own exceptions
+/// (`AssertionError`, `OSError` and its `[Errno N]`) shares nothing of what failed: it points
+/// at no entry, and the log is "no entry explains this log". A library's exception class
+/// (`SafetensorError`) still points at its entry.
 #[test]
 fn an_exceptions_name_alone_points_nowhere() {
     for log in [
@@ -37,6 +38,11 @@ fn an_exceptions_name_alone_points_nowhere() {
         let d = diagnosed(log);
         assert_eq!(d.outcome, Outcome::None, "{d:#?}");
     }
+    // A library's own exception class says what failed, even with a message errata does not
+    // know.
+    let d = diagnosed("safetensors_rust.SafetensorError: the tensor foo could not be found\n");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert_eq!(top(&d), "safetensors-header-error", "{d:#?}");
 }
 
 /// safetensors' message begins with a newline, so the log shows `RuntimeError: ` alone and the

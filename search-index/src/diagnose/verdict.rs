@@ -11,6 +11,7 @@ use super::oom::is_oom_message;
 use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
 use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, LineKind, LogReport};
+use crate::vocabulary::names_a_generic_exception;
 
 /// The signature coverage a line needs to name the failure.
 pub(super) const MIN_COVERAGE: f32 = 0.5;
@@ -124,7 +125,7 @@ pub(super) fn points_at(entry: &DiagnosedEntry) -> bool {
                     && e.specific
                     && e.coverage >= MIN_POINTING_COVERAGE
                     && e.coverage * e.defining >= MIN_POINTING
-                    && e.phrase > 0.0
+                    && (e.phrase > 0.0 || !generic_head(e))
             }))
 }
 
@@ -135,6 +136,11 @@ fn holds_the_wording(e: &Evidence, threshold: f32) -> bool {
         && e.phrase >= MIN_PHRASE
         && e.defining >= MIN_DEFINING
         && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
+}
+
+/// Whether the evidence's signature begins with one of Python's own exception classes.
+fn generic_head(e: &Evidence) -> bool {
+    (e.signature.as_deref()).is_some_and(names_a_generic_exception)
 }
 
 /// What the verdict needs to know of the log's lines.
