@@ -52,27 +52,31 @@ pub(super) fn cues_ahead_of_plain_lines(lines: &[ErrorLine], entries: &mut [Diag
     if lines.iter().any(|l| l.kind != LineKind::Context) {
         return;
     }
-    let best_other = (entries.iter())
-        .filter(|e| e.cues.is_empty())
-        .map(|e| e.score)
-        .fold(0.0, f32::max);
-    for e in entries
-        .iter_mut()
-        .filter(|e| !e.cues.is_empty() && !e.against())
-    {
-        e.score = e.score.max(best_other * FINDING_LEAD);
-    }
+    ahead_of_the_rest(
+        entries,
+        |e| !e.cues.is_empty() && !e.against(),
+        |e| e.cues.is_empty(),
+    );
 }
 
 /// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
 /// outweigh: an entry a finding speaks for goes ahead of every entry none speaks for.
 pub(super) fn put_findings_first(entries: &mut [DiagnosedEntry]) {
-    let best_other = entries
-        .iter()
-        .filter(|e| !e.found())
+    ahead_of_the_rest(entries, DiagnosedEntry::found, |e| !e.found());
+}
+
+/// Puts every entry `ahead` holds for at least [`FINDING_LEAD`] times the best score of the
+/// entries `rest` holds for.
+fn ahead_of_the_rest(
+    entries: &mut [DiagnosedEntry],
+    ahead: impl Fn(&DiagnosedEntry) -> bool,
+    rest: impl Fn(&DiagnosedEntry) -> bool,
+) {
+    let best_other = (entries.iter())
+        .filter(|e| rest(e))
         .map(|e| e.score)
         .fold(0.0, f32::max);
-    for e in entries.iter_mut().filter(|e| e.found()) {
+    for e in entries.iter_mut().filter(|e| ahead(e)) {
         e.score = e.score.max(best_other * FINDING_LEAD);
     }
 }
