@@ -24,13 +24,15 @@ pub fn head_len(signature: &str) -> usize {
 }
 
 /// The share of a signature's message (its terms after the first `head`, the exception's
-/// name) found in `sequence` as one run in its order; 1 when it is all name.
-pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> f32 {
+/// name) found in `sequence` as one run in its order, 1 when it is all name; and how many terms
+/// that run holds.
+pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> (f32, usize) {
     let message = signature.get(head..).unwrap_or_default();
     if message.is_empty() {
-        return 1.0;
+        return (1.0, 0);
     }
-    longest_run(message, sequence) as f32 / message.len() as f32
+    let run = longest_run(message, sequence);
+    (run as f32 / message.len() as f32, run)
 }
 
 /// Whether a line's message (`message`: its terms after its exception's name) is the start of
@@ -101,10 +103,10 @@ mod tests {
         let head = head_len(sig);
         assert_eq!(head, 3);
         let built_in = terms("RuntimeError: Distributed package doesn't have NCCL built in");
-        assert!((phrase(&terms(sig), head, &built_in) - 1.0 / 3.0).abs() < 1e-6);
+        assert!((phrase(&terms(sig), head, &built_in).0 - 1.0 / 3.0).abs() < 1e-6);
         let real =
             terms("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error");
-        assert_eq!(phrase(&terms(sig), head, &real), 1.0);
+        assert_eq!(phrase(&terms(sig), head, &real), (1.0, 3));
         assert_eq!(head_len("CUDA error: out of memory"), 0);
         let class = "torch.distributed.DistBackendError:";
         assert_eq!(

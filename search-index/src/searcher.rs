@@ -98,6 +98,9 @@ pub struct Hit {
     /// the query as one run in its order.
     #[serde(skip)]
     pub phrase: f32,
+    /// How many terms of that signature's message the query holds as that run.
+    #[serde(skip)]
+    pub run: usize,
 }
 
 impl Hit {
@@ -116,6 +119,7 @@ impl Hit {
             specific: false,
             defined: false,
             phrase: 0.0,
+            run: 0,
         }
     }
 }
@@ -379,7 +383,7 @@ impl Searcher {
         sequence: (&[String], &[String]),
     ) -> Option<Hit> {
         let meta = self.docs.get(ord)?;
-        let (matched_signature, coverage, (defining, defined), specific, phrase) =
+        let (matched_signature, coverage, (defining, defined), specific, (phrase, run)) =
             self.best_signature(ord, query, sequence);
         let matched = coverage * (0.5 + 0.5 * defining);
         Some(Hit {
@@ -390,6 +394,7 @@ impl Searcher {
             specific,
             defined,
             phrase,
+            run,
             ..Hit::unmatched(meta, score)
         })
     }
@@ -404,7 +409,7 @@ impl Searcher {
         ord: usize,
         query: &HashSet<&str>,
         (sequence, message): (&[String], &[String]),
-    ) -> (Option<String>, f32, (f32, bool), bool, f32) {
+    ) -> (Option<String>, f32, (f32, bool), bool, (f32, usize)) {
         let mut best: Option<(Match, usize, (f32, bool))> = None;
         let mut specific = false;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
@@ -444,7 +449,7 @@ impl Searcher {
                     sequence,
                 ),
             ),
-            None => (None, 0.0, (0.0, false), false, 0.0),
+            None => (None, 0.0, (0.0, false), false, (0.0, 0)),
         }
     }
 

@@ -252,3 +252,39 @@ fn a_line_cut_inside_a_word_points_at_the_signature_it_begins() {
         assert!(d.entries.iter().take(3).any(|e| e.slug == slug), "{d:#?}");
     }
 }
+
+/// A message worded differently from every signature, that still says most of one signature's
+/// message as a phrase of four words or more, points at that entry without naming it: another
+/// release or library wording the same failure. A shorter run of common words points nowhere.
+#[test]
+fn a_phrase_of_a_signature_without_its_defining_words_points_without_naming() {
+    let d = diagnosed("ValueError: The selected accelerator does not support bfloat16 training\n");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert_eq!(top(&d), "bf16-unsupported-gpu", "{d:#?}");
+    let d = diagnosed("-- Process 0 terminated with the following error:\n");
+    assert_eq!(d.outcome, Outcome::None, "{d:#?}");
+}
+
+/// Ray's report that an actor died lists the OOM killer among possible causes in every case: a
+/// summary, which names no failure. When the log holds nothing else, what it says still offers
+/// candidates; after a worker's own error, it names nothing either.
+#[test]
+fn rays_report_of_a_dead_actor_offers_candidates_and_names_none() {
+    let death = "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.
+\tclass_name: RolloutWorker
+\tpid: 4121
+The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.
+";
+    let d = diagnosed(death);
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert!(
+        d.entries
+            .iter()
+            .take(3)
+            .any(|e| e.slug == "cpu-ram-exhaustion"),
+        "{d:#?}"
+    );
+    let after = format!("Traceback (most recent call last):\n  File \"rollout.py\", line 9, in <module>\n    step()\nTypeError: unsupported operand type(s) for +: 'int' and 'str'\n{death}");
+    let d = diagnosed(&after);
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

@@ -123,6 +123,9 @@ pub struct Evidence {
     /// holds in its order (see [`crate::Hit`]).
     #[serde(skip)]
     pub phrase: f32,
+    /// How many terms of the signature's message the line holds as one run in its order.
+    #[serde(skip)]
+    pub run: usize,
     /// The line holds less than half of the signature: it shares words with it, no more.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,

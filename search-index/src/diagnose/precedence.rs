@@ -171,6 +171,7 @@ mod tests {
             defined: true,
             specific: true,
             phrase: 1.0,
+            run: 3,
             partial: coverage < MIN_COVERAGE,
             follows: None,
             role,

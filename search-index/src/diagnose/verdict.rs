@@ -34,6 +34,9 @@ const SAME_MATCH: f32 = 0.05;
 /// them, and with no cue or finding, no entry explains the log.
 const MIN_POINTING: f32 = 0.12;
 const MIN_POINTING_COVERAGE: f32 = 0.3;
+/// The words in a row of a signature's message a line needs to point at the entry without its
+/// defining words ([`says_the_phrase`]): fewer are a common turn of phrase (`terminated with`).
+const MIN_PHRASE_RUN: usize = 4;
 
 /// Why the best entry falls short of a diagnosis, for the sentence that says so.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,7 +80,7 @@ pub(super) fn decide(
         None => Outcome::None,
         Some(Ok(())) => Outcome::Diagnosis,
         Some(Err(_)) if only_context && entries.iter().all(|e| e.cues.is_empty()) => Outcome::None,
-        Some(Err(_)) if !entries.iter().any(points_at) => Outcome::None,
+        Some(Err(_)) if !entries.iter().any(|e| pointed(e, only_reports(report))) => Outcome::None,
         Some(Err(_)) => Outcome::Possible,
     };
     let short = named.and_then(Result::err).unwrap_or(Short::Weak);
@@ -117,16 +120,42 @@ pub(super) fn decide(
 /// attribute`), or one word with a signature of several (`error` of `CUDA error: initialization
 /// error`), points nowhere.
 pub(super) fn points_at(entry: &DiagnosedEntry) -> bool {
+    pointed(entry, false)
+}
+
+/// [`points_at`], where `from_reports` lets a line that is a consequence of another error (a
+/// wrapper's report that a worker died) point as well: in a log whose every error line is
+/// such a report ([`only_reports`]), what the reports say is the only lead. It never names the
+/// failure.
+fn pointed(entry: &DiagnosedEntry, from_reports: bool) -> bool {
     !entry.against()
         && (!entry.cues.is_empty()
             || !entry.reasons.is_empty()
             || entry.evidence.iter().any(|e| {
-                e.role != Role::Collateral
+                (from_reports || e.role != Role::Collateral)
                     && e.specific
                     && e.coverage >= MIN_POINTING_COVERAGE
-                    && e.coverage * e.defining >= MIN_POINTING
+                    && (e.coverage * e.defining >= MIN_POINTING || says_the_phrase(e))
                     && (e.phrase > 0.0 || !generic_head(e))
             }))
+}
+
+/// Whether the log's error lines are all a launcher's or a framework's reports that a worker
+/// failed, whose own message the log does not hold (Ray's `ActorDiedError` and its worker's
+/// exit).
+fn only_reports(report: &LogReport) -> bool {
+    let mut errors = (report.error_lines.iter()).filter(|l| l.kind != LineKind::Context);
+    let first = errors.next();
+    first.is_some_and(|l| is_launcher_summary(&l.text))
+        && errors.all(|l| is_launcher_summary(&l.text))
+}
+
+/// Whether a line says most of a signature's message as it is written, a phrase of several
+/// words, though not its defining words: the same failure worded by another release or another
+/// library (`Current CUDA Device does not support bfloat16` against `does not support bfloat16
+/// compilation natively`). It points at the entry, and never names the failure.
+fn says_the_phrase(e: &Evidence) -> bool {
+    e.run >= MIN_PHRASE_RUN && e.phrase >= MIN_PHRASE && e.coverage >= MIN_COVERAGE
 }
 
 /// Whether an evidence line holds enough of its signature's wording, in order and with its

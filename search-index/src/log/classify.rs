@@ -306,7 +306,7 @@ pub fn is_warning_class(text: &str) -> bool {
 /// the child's own error, even where the log does not show that error. srun's report that a
 /// task ran out of memory names the cause, and is no summary.
 pub fn is_launcher_summary(text: &str) -> bool {
-    const MARKERS: [&str; 24] = [
+    const MARKERS: [&str; 26] = [
         "ChildFailedError",
         "terminated with exit code",
         "Root Cause (first observed failure)",
@@ -333,6 +333,10 @@ pub fn is_launcher_summary(text: &str) -> bool {
         "This was caused by an exception on one of the ranks",
         "Terminating remaining workers after failure of Process",
         "Forcefully terminating all other processes",
+        // Ray's report that an actor's worker process died: the cause is in that worker's own
+        // output, or in what killed it.
+        "The actor died unexpectedly before finishing this task",
+        "The actor is dead because its worker process has died",
     ];
     MARKERS.iter().any(|m| text.contains(m))
         && !(text.contains("srun: error:") && text.contains("Out Of Memory"))
@@ -530,6 +534,8 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
             "ray.train.v2.api.exceptions.WorkerGroupError: Training failed due to worker errors:",
             "ray.train.base_trainer.TrainingFailedError: The Ray Train run failed. Please inspect the previous error messages for a cause.",
             "jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
+            "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+            "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file.",
         ] {
             assert!(is_launcher_summary(text), "{text}");
         }
