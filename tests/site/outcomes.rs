@@ -288,3 +288,15 @@ The actor is dead because its worker process has died. Worker exit type: SYSTEM_
     let d = diagnosed(&after);
     assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// A paste cut inside a traceback whose last source line calls `index_select` holds no error
+/// line; the call is where an index out of range fails, so the device-side-assert entry is
+/// offered, not named.
+#[test]
+fn a_cut_traceback_in_index_select_points_at_the_index_entry() {
+    let d = diagnosed(
+        "$ python train_gnn.py\n  File \"/opt/venv/lib/python3.10/site-packages/torch_geometric/nn/conv/message_passing.py\", line 127, in __lift__\n    return src.index_select(self.node_dim, index)\n",
+    );
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert_eq!(top(&d), "device-side-assert-index-out-of-bounds", "{d:#?}");
+}
