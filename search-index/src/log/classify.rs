@@ -52,7 +52,7 @@ fn is_ipython_arrow(text: &str) -> bool {
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line;
 /// a line that begins with the word `Error` (`Error while creating shared memory segment ...`,
 /// NCCL's warning without its prefix) carries one too.
-pub const ERROR_MARKERS: [&str; 48] = [
+pub const ERROR_MARKERS: [&str; 49] = [
     "Error:",
     "Error(",
     "Exception:",
@@ -105,6 +105,9 @@ pub const ERROR_MARKERS: [&str; 48] = [
     "Unexpected key",
     "size mismatch",
     "Skipping step",
+    // nvidia-smi's report of a GPU NVML can no longer open (`Unable to determine the device
+    // handle for GPU0000:05:00.0: Unknown Error`), printed without an error mark.
+    "Unable to determine the device handle",
 ];
 
 /// How far before a `nan` or `inf` the word it is the value of may start (`loss=nan`,
@@ -503,6 +506,13 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
         ] {
             assert_eq!(classify(text), None, "{text}");
         }
+    }
+
+    /// nvidia-smi reports a GPU it cannot open without an error mark.
+    #[test]
+    fn nvidia_smis_lost_gpu_is_an_error_line() {
+        let text = "Unable to determine the device handle for GPU0000:05:00.0: Unknown Error";
+        assert_eq!(classify(text), Some(LineKind::Error), "{text}");
     }
 
     #[test]
