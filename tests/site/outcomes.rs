@@ -300,3 +300,25 @@ fn a_cut_traceback_in_index_select_points_at_the_index_entry() {
     assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
     assert_eq!(top(&d), "device-side-assert-index-out-of-bounds", "{d:#?}");
 }
+
+/// A wrapper exception whose message is another exception (`InductorError: RuntimeError:
+/// ...`) matches the wrapper's bare class name, which does not say what failed inside it: the
+/// compile entry stays a candidate, not the diagnosis, and the inner failure printed below is
+/// offered beside it. The wrapper with its own message still names the failure.
+#[test]
+fn a_wrappers_name_over_another_exception_names_nothing() {
+    let d = diagnosed(
+        "  File \"/srv/train.py\", line 84, in main\n    loss.backward()\ntorch._inductor.exc.InductorError: RuntimeError: No valid triton configs. \nOutOfMemoryError: out of resource: triton_per_fused_add_mul_sum_7\nRequired: 327768 Hardware limit:232448 Reducing block sizes or `num_stages` may help.\n",
+    );
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert!(
+        d.entries
+            .iter()
+            .take(3)
+            .any(|e| e.slug == "triton-out-of-resources"),
+        "{d:#?}"
+    );
+    let d = diagnosed("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nLoweringException: AssertionError: \n");
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "torch-compile-inductor-errors", "{d:#?}");
+}

@@ -9,6 +9,7 @@
 
 use super::oom::is_oom_message;
 use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
+use crate::log::classify::exception_head;
 use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, LineKind, LogReport};
 use crate::vocabulary::names_a_generic_exception;
@@ -159,12 +160,30 @@ fn says_the_phrase(e: &Evidence) -> bool {
 }
 
 /// Whether an evidence line holds enough of its signature's wording, in order and with its
-/// defining words, to name the failure, given the coverage it needs.
+/// defining words, to name the failure, given the coverage it needs; not a wrapper's bare name
+/// over another exception ([`relays_another`]).
 fn holds_the_wording(e: &Evidence, threshold: f32) -> bool {
     e.coverage >= threshold
         && e.phrase >= MIN_PHRASE
         && e.defining >= MIN_DEFINING
         && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
+        && !relays_another(e)
+}
+
+/// Whether the line matched a signature that is only an exception's name, and its message is
+/// another exception (`torch._inductor.exc.InductorError: RuntimeError: No valid triton
+/// configs.`): the class wraps whatever failed inside it, and the inner exception, not the
+/// wrapper, says what that was.
+fn relays_another(e: &Evidence) -> bool {
+    let Some(signature) = e.signature.as_deref() else {
+        return false;
+    };
+    let bare = signature.trim().trim_end_matches(':');
+    if bare.contains(char::is_whitespace) || !e.text.starts_with(bare) {
+        return false;
+    }
+    let message = e.text[bare.len()..].trim_start_matches(':').trim_start();
+    (message.split_whitespace().next()).is_some_and(|w| w.ends_with(':') && exception_head(w))
 }
 
 /// Whether the evidence's signature begins with one of Python's own exception classes.
