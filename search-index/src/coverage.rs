@@ -7,7 +7,7 @@
 //! coverage weighed by the defining words found, then coverage, then the longer signature.
 
 use crate::log::classify::exception_head;
-use crate::tokenizer::terms;
+use crate::tokenizer::{term_weights, terms};
 
 /// How a signature was matched: its coverage weighed by its defining words, its coverage, and
 /// its length in terms.
@@ -83,9 +83,42 @@ pub fn longest_run(signature: &[String], sequence: &[String]) -> usize {
     best
 }
 
+/// How many words of `signature` (a signature's text) `line` holds in a row, in its order, and
+/// how many words it has: an identifier with its parts counts once ([`term_weights`]), so a
+/// line holding `state_dict` holds one word of `Missing key(s) in state_dict:`, not three.
+pub fn words_in_a_row(signature: &str, line: &str) -> (f32, f32) {
+    let (wanted, weights, sequence) = (terms(signature), term_weights(signature), terms(line));
+    let mut held: f32 = 0.0;
+    for j in 0..sequence.len() {
+        for i in 0..wanted.len() {
+            let run = (wanted[i..].iter().zip(&sequence[j..]))
+                .take_while(|(a, b)| a == b)
+                .count();
+            held = held.max(weights[i..i + run].iter().sum());
+        }
+    }
+    (held, weights.iter().sum())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An identifier and its parts are one word: `state_dict` alone is one word of four.
+    #[test]
+    fn an_identifier_with_its_parts_is_one_word() {
+        let (held, words) =
+            words_in_a_row("Missing key(s) in state_dict:", "KeyError: 'state_dict'");
+        assert!(
+            (held - 1.0).abs() < 1e-4 && (words - 4.0).abs() < 1e-4,
+            "{held} {words}"
+        );
+        let (held, _) = words_in_a_row(
+            "Missing key(s) in state_dict:",
+            "Missing key(s) in state_dict: \"a\"",
+        );
+        assert!((held - 4.0).abs() < 1e-4, "{held}");
+    }
 
     /// The weighed coverage decides; shares that differ by rounding fall to the next criterion.
     #[test]

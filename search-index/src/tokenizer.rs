@@ -72,6 +72,18 @@ pub fn terms(text: &str) -> Vec<String> {
     out.into_iter().map(|t| t.text).collect()
 }
 
+/// How much each of a text's terms ([`terms`]) weighs as a word of it: the terms of one word
+/// (an identifier and its parts) share a weight of 1. `state_dict` is one word of `Missing
+/// key(s) in state_dict:`, not three.
+pub fn term_weights(text: &str) -> Vec<f32> {
+    let mut out = Vec::new();
+    tokenize(text, &mut out);
+    let span = |t: &Token| (t.offset_from, t.offset_to);
+    out.iter()
+        .map(|t| 1.0 / out.iter().filter(|u| span(u) == span(t)).count() as f32)
+        .collect()
+}
+
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '/' | '-' | '\\')
 }

@@ -322,3 +322,15 @@ fn a_wrappers_name_over_another_exception_names_nothing() {
     assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
     assert_eq!(top(&d), "torch-compile-inductor-errors", "{d:#?}");
 }
+
+/// A line that shares one identifier with a signature of several words (`state_dict` of
+/// `Missing key(s) in state_dict:`, three terms with its parts) shares a name, not the message:
+/// the entry is offered, not named.
+#[test]
+fn one_shared_identifier_names_nothing() {
+    let d = diagnosed("KeyError: 'state_dict'\n");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert_eq!(top(&d), "state-dict-key-mismatch", "{d:#?}");
+    let d = diagnosed("RuntimeError: Error(s) in loading state_dict for GPT:\n\tMissing key(s) in state_dict: \"lm_head.weight\".\n");
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

@@ -9,6 +9,7 @@
 
 use super::oom::is_oom_message;
 use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
+use crate::coverage::words_in_a_row;
 use crate::log::classify::exception_head;
 use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, LineKind, LogReport};
@@ -168,6 +169,18 @@ fn holds_the_wording(e: &Evidence, threshold: f32) -> bool {
         && e.defining >= MIN_DEFINING
         && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
         && !relays_another(e)
+        && more_than_a_name(e)
+}
+
+/// Whether the line holds more than one word of its signature in a row, when the signature has
+/// three words or more: a line that shares one identifier with it (`state_dict` of `Missing
+/// key(s) in state_dict:`, three terms with its parts) shares a name, not the message.
+fn more_than_a_name(e: &Evidence) -> bool {
+    const SLACK: f32 = 1e-3;
+    e.signature.as_deref().is_none_or(|signature| {
+        let (held, words) = words_in_a_row(signature, &e.text);
+        words < 3.0 || held > 1.0 + SLACK
+    })
 }
 
 /// Whether the line matched a signature that is only an exception's name, and its message is
