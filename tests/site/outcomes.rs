@@ -334,3 +334,15 @@ fn one_shared_identifier_names_nothing() {
     let d = diagnosed("RuntimeError: Error(s) in loading state_dict for GPT:\n\tMissing key(s) in state_dict: \"lm_head.weight\".\n");
     assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// A run that prints its objective without the word `loss` diverges when a column of its
+/// progress lines turns `nan`: that line is read as a warning of a non-finite loss. After a
+/// crash elsewhere, it does not name the failure.
+#[test]
+fn a_column_of_numbers_that_turns_nan_is_a_diverged_run() {
+    let d = diagnosed("step 120: energy -3.512 Ha, variance 0.021, acceptance 0.55\nstep 121: energy nan Ha, variance nan, acceptance 0.55\n");
+    assert_eq!(top(&d), "loss-nan-mixed-precision", "{d:#?}");
+    assert_eq!(d.first_failure.as_ref().map(|f| f.line), Some(2), "{d:#?}");
+    let d = diagnosed("epoch 3 | train 0.512 | val 0.611\nepoch 4 | train 0.498 | val nan\nTraceback (most recent call last):\n  File \"eval.py\", line 3, in <module>\n    f()\nKeyError: 'labels'\n");
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+}

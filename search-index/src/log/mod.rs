@@ -28,6 +28,7 @@ mod relay;
 pub mod skim;
 #[cfg(test)]
 mod tests;
+mod turned;
 mod unwrap;
 mod words;
 

@@ -20,6 +20,7 @@ use super::kept::KeptLines;
 use super::memory::MemoryReader;
 use super::paste::PasteShape;
 use super::rank::RankState;
+use super::turned::turns_non_finite;
 use super::unwrap::Unwrap;
 use super::{lengths, progress};
 use super::{ErrorLine, LineKind, LogReport};
@@ -314,6 +315,12 @@ impl<'c> LogReader<'c> {
     /// A line that carries no error: the context of what follows, and a stand-in while the
     /// log has shown no error line.
     fn plain(&mut self, line: CleanLine, number: usize) {
+        let state = self.ranks.entry(line.rank).or_default();
+        // A progress line whose numbers turned NaN or Inf, printed like the one before it.
+        if (state.recent.back()).is_some_and(|b| turns_non_finite(b, &line.text)) {
+            self.error(line, LineKind::Warning, number);
+            return;
+        }
         let state = self.ranks.entry(line.rank).or_default();
         if let Some((at, left)) = state.continuing.take() {
             let continued = &mut self.folded[at].continued;
