@@ -52,7 +52,7 @@ fn is_ipython_arrow(text: &str) -> bool {
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line;
 /// a line that begins with the word `Error` (`Error while creating shared memory segment ...`,
 /// NCCL's warning without its prefix) carries one too.
-pub const ERROR_MARKERS: [&str; 49] = [
+pub const ERROR_MARKERS: [&str; 50] = [
     "Error:",
     "Error(",
     "Exception:",
@@ -108,6 +108,10 @@ pub const ERROR_MARKERS: [&str; 49] = [
     // nvidia-smi's report of a GPU NVML can no longer open (`Unable to determine the device
     // handle for GPU0000:05:00.0: Unknown Error`), printed without an error mark.
     "Unable to determine the device handle",
+    // The message of a C++ exception nothing caught, printed by the runtime after `terminate
+    // called after throwing an instance of '...'`: ONNX Runtime's, XLA's and NCCL's aborts say
+    // what failed only here.
+    "what():",
 ];
 
 /// How far before a `nan` or `inf` the word it is the value of may start (`loss=nan`,
@@ -508,11 +512,16 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
         }
     }
 
-    /// nvidia-smi reports a GPU it cannot open without an error mark.
+    /// nvidia-smi reports a GPU it cannot open, and the C++ runtime an uncaught exception's
+    /// message, without an error mark.
     #[test]
-    fn nvidia_smis_lost_gpu_is_an_error_line() {
-        let text = "Unable to determine the device handle for GPU0000:05:00.0: Unknown Error";
-        assert_eq!(classify(text), Some(LineKind::Error), "{text}");
+    fn nvidia_smis_lost_gpu_and_an_uncaught_exception_are_error_lines() {
+        for text in [
+            "Unable to determine the device handle for GPU0000:05:00.0: Unknown Error",
+            "  what():  Barrier timed out. Barrier_id: PjRT_Client_Connect",
+        ] {
+            assert_eq!(classify(text), Some(LineKind::Error), "{text}");
+        }
     }
 
     #[test]
