@@ -313,7 +313,7 @@ pub fn is_warning_class(text: &str) -> bool {
 /// the child's own error, even where the log does not show that error. srun's report that a
 /// task ran out of memory names the cause, and is no summary.
 pub fn is_launcher_summary(text: &str) -> bool {
-    const MARKERS: [&str; 26] = [
+    const MARKERS: [&str; 27] = [
         "ChildFailedError",
         "terminated with exit code",
         "Root Cause (first observed failure)",
@@ -344,6 +344,9 @@ pub fn is_launcher_summary(text: &str) -> bool {
         // output, or in what killed it.
         "The actor died unexpectedly before finishing this task",
         "The actor is dead because its worker process has died",
+        // PaddlePaddle's launcher, when one trainer exits non-zero: `ABORT!!! Out of all 4
+        // trainers, the trainer process with rank=[1] was aborted. Please check its log.`
+        "was aborted. Please check its log",
     ];
     MARKERS.iter().any(|m| text.contains(m))
         && !(text.contains("srun: error:") && text.contains("Out Of Memory"))
@@ -555,6 +558,7 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
             "jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
             "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
             "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file.",
+            "ABORT!!! Out of all 4 trainers, the trainer process with rank=[1] was aborted. Please check its log.",
         ] {
             assert!(is_launcher_summary(text), "{text}");
         }
