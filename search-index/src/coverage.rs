@@ -67,36 +67,38 @@ pub fn outranks(a: Match, b: Match) -> bool {
 /// The length of the longest run of `signature`'s terms that appears, in order and adjacent,
 /// in `sequence`.
 pub fn longest_run(signature: &[String], sequence: &[String]) -> usize {
-    let mut best = 0;
-    for (j, q) in sequence.iter().enumerate() {
-        for (i, s) in signature.iter().enumerate() {
-            if s == q && signature.len() - i > best {
-                let run = signature[i..]
-                    .iter()
-                    .zip(&sequence[j..])
+    runs(signature, sequence)
+        .map(|(_, len)| len)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Every run of `signature`'s terms found in order and adjacent in `sequence`, from each pair of
+/// equal terms: where in `signature` it starts, and its length.
+fn runs<'a>(
+    signature: &'a [String],
+    sequence: &'a [String],
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    (0..sequence.len()).flat_map(move |j| {
+        (0..signature.len())
+            .filter(move |&i| signature[i] == sequence[j])
+            .map(move |i| {
+                let len = (signature[i..].iter().zip(&sequence[j..]))
                     .take_while(|(a, b)| a == b)
                     .count();
-                best = best.max(run);
-            }
-        }
-    }
-    best
+                (i, len)
+            })
+    })
 }
 
 /// How many words of `signature` (a signature's text) `line` holds in a row, in its order, and
 /// how many words it has: an identifier with its parts counts once ([`term_weights`]), so a
 /// line holding `state_dict` holds one word of `Missing key(s) in state_dict:`, not three.
 pub fn words_in_a_row(signature: &str, line: &str) -> (f32, f32) {
-    let (wanted, weights, sequence) = (terms(signature), term_weights(signature), terms(line));
-    let mut held: f32 = 0.0;
-    for j in 0..sequence.len() {
-        for i in 0..wanted.len() {
-            let run = (wanted[i..].iter().zip(&sequence[j..]))
-                .take_while(|(a, b)| a == b)
-                .count();
-            held = held.max(weights[i..i + run].iter().sum());
-        }
-    }
+    let (wanted, weights) = (terms(signature), term_weights(signature));
+    let held = runs(&wanted, &terms(line))
+        .map(|(start, len)| weights[start..start + len].iter().sum::<f32>())
+        .fold(0.0, f32::max);
     (held, weights.iter().sum())
 }
 

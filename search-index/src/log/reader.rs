@@ -315,9 +315,9 @@ impl<'c> LogReader<'c> {
     /// A line that carries no error: the context of what follows, and a stand-in while the
     /// log has shown no error line.
     fn plain(&mut self, line: CleanLine, number: usize) {
-        let state = self.ranks.entry(line.rank).or_default();
         // A progress line whose numbers turned NaN or Inf, printed like the one before it.
-        if (state.recent.back()).is_some_and(|b| turns_non_finite(b, &line.text)) {
+        let before = (self.ranks.get(&line.rank)).and_then(|s| s.recent.back());
+        if before.is_some_and(|b| turns_non_finite(b, &line.text)) {
             self.error(line, LineKind::Warning, number);
             return;
         }
