@@ -5,10 +5,14 @@ use super::clean::Level;
 use super::LineKind;
 
 /// A traceback frame or a line of code shown in one: Python's `File "..."`, IPython's
-/// `Cell In[3], line 9`, `----> 9 code` and numbered listings, C++ `frame #12`, carets.
+/// `Cell In[3], line 9`, `Input In [3], in <cell line: 1>()`, `----> 9 code`, numbered listings
+/// and, before IPython 7, `/path/session.py in _do_call(self, fn, *args)`; C++ `frame #12`,
+/// carets.
 pub fn is_frame(text: &str) -> bool {
     text.starts_with("File ")
         || text.starts_with("frame #")
+        || text.starts_with("Input In [")
+        || is_old_ipython_frame(text)
         || text.starts_with(['^', '~'])
         || text.starts_with("Cell In[")
         || text.starts_with("<ipython-input-")
@@ -37,6 +41,23 @@ fn is_frame_tail(text: &str) -> bool {
         && !number.is_empty()
         && number.chars().all(|c| c.is_ascii_digit())
         && !function.trim().is_empty()
+}
+
+/// A frame as IPython printed it before 7.0: the file's path, `in`, and the function with its
+/// parameters (`~/lib/python3.6/site-packages/keras/engine/training.py in fit(self, x, y)`,
+/// `<ipython-input-4-1b2c> in <module>()`), which a paste may cut after the name.
+fn is_old_ipython_frame(text: &str) -> bool {
+    let Some((path, function)) = text.split_once(" in ") else {
+        return false;
+    };
+    let name = function.split('(').next().unwrap_or_default().trim_end();
+    let python_file = [".py", ".pyx", ".pyc"].iter().any(|e| path.ends_with(e));
+    python_file
+        && !path.contains(char::is_whitespace)
+        && !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '<' | '>' | '.'))
 }
 
 /// IPython's arrow at the current line of a frame: `----> 3 code`, and as the line numbers grow
@@ -448,6 +469,16 @@ RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] 
         ));
         assert!(!is_frame("ValueError: bad value\", line 3, in config"));
         assert!(!is_frame("loss.py\", line two, in forward"));
+        assert!(is_frame(
+            "/opt/py36/lib/python3.6/site-packages/tensorflow/python/client/session.py in _do_call(self, fn, *args)"
+        ));
+        assert!(is_frame(
+            "~/venv/lib/python3.9/site-packages/torch/nn/modules/module.py in load_state_dict"
+        ));
+        assert!(is_frame("/tmp/ipykernel_48211/2739104158.py in <module>"));
+        assert!(is_frame("Input In [3], in <cell line: 1>()"));
+        assert!(!is_frame("ValueError: no file train.py in data(dir)"));
+        assert!(!is_frame("error in train.py in epoch 3"));
         let log = "Traceback (most recent call last):
   File \"/home/lab/envs/nerf/lib/python3.7/site-
 packages/torch/utils/data/dataloader.py\", line 517, in __next__

@@ -128,6 +128,19 @@ fn ipython_tracebacks() {
     assert_eq!(report.error_lines[0].text, "RuntimeError: boom");
 }
 
+/// Before 7.0, IPython named each frame by its path and function on one line, at the header's
+/// indent: a frame, not the failure.
+#[test]
+fn old_ipython_frames_are_frames() {
+    let log = "ResourceExhaustedError    Traceback (most recent call last)\n/opt/py36/lib/python3.6/site-packages/tensorflow/python/client/session.py in _do_call(self, fn, *args)\n   1355     try:\n-> 1356       return fn(*args)\n\n/opt/py36/lib/python3.6/site-packages/tensorflow/python/client/session.py in _run_fn(feed_dict, fetch_list)\n-> 1341           options, feed_dict)\n\nResourceExhaustedError: OOM when allocating tensor with shape[16,112,112,147]\n";
+    let report = read_log(log);
+    let texts: Vec<&str> = report.error_lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["ResourceExhaustedError: OOM when allocating tensor with shape[16,112,112,147]"]
+    );
+}
+
 #[test]
 fn ipython_header_stands_in_for_a_cut_traceback() {
     let log =
