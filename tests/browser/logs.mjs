@@ -280,6 +280,16 @@ export const EVIDENCE_LOGS = [
     '    rows = f.read()',
     "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x92 in position 7047: invalid start byte",
   ].join('\n'), 'none', null],
+  ['a notebook traceback from before IPython 7', [
+    'RuntimeError                              Traceback (most recent call last)',
+    '<ipython-input-7-5e2d0c41b9aa> in <module>()',
+    '----> 4     out = net(x.cuda())',
+    '',
+    '/usr/local/lib/python3.7/dist-packages/torch/nn/modules/module.py in _call_impl(self, *input, **kwargs)',
+    '   1049             return forward_call(*input, **kwargs)',
+    '',
+    "RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+  ].join('\n'), 'diagnosis', 'view-non-contiguous-tensor'],
   ['a warning before a crash it does not explain', [
     '/opt/venv/lib/python3.11/site-packages/torch/serialization.py:1113: FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses the default pickle module implicitly.',
     'Traceback (most recent call last):',

@@ -346,3 +346,15 @@ fn a_column_of_numbers_that_turns_nan_is_a_diverged_run() {
     let d = diagnosed("epoch 3 | train 0.512 | val 0.611\nepoch 4 | train 0.498 | val nan\nTraceback (most recent call last):\n  File \"eval.py\", line 3, in <module>\n    f()\nKeyError: 'labels'\n");
     assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
 }
+
+/// A notebook's traceback as IPython printed it before 7.0, each frame a path and a function
+/// on one line: the failure is the exception line at its end, not the first frame.
+#[test]
+fn an_old_notebook_tracebacks_frames_are_not_the_failure() {
+    let d = diagnosed(include_str!("../fixtures/logs/old-ipython.log"));
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "view-non-contiguous-tensor", "{d:#?}");
+    let first = d.first_failure.expect("a first failing line");
+    assert_eq!(first.line, 14, "{first:#?}");
+    assert!(first.text.starts_with("RuntimeError: view size"), "{first:#?}");
+}
