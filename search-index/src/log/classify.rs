@@ -1,74 +1,9 @@
-//! What a cleaned line of a log is: an exception, another error, a warning, a traceback frame,
-//! or a consequence of an earlier error.
+//! What a cleaned line of a log is: an exception, another error, a warning, a traceback frame
+//! ([`super::frame`]), or a consequence of an earlier error.
 
 use super::clean::Level;
+use super::frame::is_frame;
 use super::LineKind;
-
-/// A traceback frame or a line of code shown in one: Python's `File "..."`, IPython's
-/// `Cell In[3], line 9`, `Input In [3], in <cell line: 1>()`, `----> 9 code`, numbered listings
-/// and, before IPython 7, `/path/session.py in _do_call(self, fn, *args)`; C++ `frame #12`,
-/// carets.
-pub fn is_frame(text: &str) -> bool {
-    text.starts_with("File ")
-        || text.starts_with("frame #")
-        || text.starts_with("Input In [")
-        || is_old_ipython_frame(text)
-        || text.starts_with(['^', '~'])
-        || text.starts_with("Cell In[")
-        || text.starts_with("<ipython-input-")
-        || is_ipython_arrow(text)
-        || text.starts_with("[... skipping")
-        || text.starts_with("...")
-        || text
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
-        || text.chars().all(|c| c == '-' || c == '=' || c == ' ')
-        || is_frame_tail(text)
-}
-
-/// The rest of a Python frame's `File "..."` line that a paste broke inside its path
-/// (`packages/torch/utils/data/dataloader.py", line 517, in __next__`): the path's end, its
-/// closing quote, the line number and the function.
-fn is_frame_tail(text: &str) -> bool {
-    let Some((path, rest)) = text.split_once("\", line ") else {
-        return false;
-    };
-    let Some((number, function)) = rest.split_once(", in ") else {
-        return false;
-    };
-    !path.contains(char::is_whitespace)
-        && !number.is_empty()
-        && number.chars().all(|c| c.is_ascii_digit())
-        && !function.trim().is_empty()
-}
-
-/// A frame as IPython printed it before 7.0: the file's path, `in`, and the function with its
-/// parameters (`~/lib/python3.6/site-packages/keras/engine/training.py in fit(self, x, y)`,
-/// `<ipython-input-4-1b2c> in <module>()`), which a paste may cut after the name.
-fn is_old_ipython_frame(text: &str) -> bool {
-    let Some((path, function)) = text.split_once(" in ") else {
-        return false;
-    };
-    let name = function.split('(').next().unwrap_or_default().trim_end();
-    let python_file = [".py", ".pyx", ".pyc"].iter().any(|e| path.ends_with(e));
-    python_file
-        && !path.contains(char::is_whitespace)
-        && !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '<' | '>' | '.'))
-}
-
-/// IPython's arrow at the current line of a frame: `----> 3 code`, and as the line numbers grow
-/// wider, `--> 284 code` and `-> 1470 code`.
-fn is_ipython_arrow(text: &str) -> bool {
-    text.starts_with('-')
-        && text
-            .trim_start_matches('-')
-            .strip_prefix('>')
-            .is_some_and(|rest| rest.trim_start().starts_with(|c: char| c.is_ascii_digit()))
-}
 
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line;
 /// a line that begins with the word `Error` (`Error while creating shared memory segment ...`,
@@ -458,39 +393,6 @@ RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] 
         assert!(lines[0].collateral, "{lines:#?}");
         assert!(!lines[1].collateral, "{lines:#?}");
         assert!(lines[1].context.contains("collate.py"), "{lines:#?}");
-    }
-
-    /// A frame's `File "..."` line broken inside its path reads as two frame lines, not as a
-    /// frame and an exception: the error line is still the one at the traceback's end.
-    #[test]
-    fn the_rest_of_a_frame_broken_inside_its_path_is_a_frame() {
-        assert!(is_frame(
-            "packages/torch/utils/data/dataloader.py\", line 517, in __next__"
-        ));
-        assert!(!is_frame("ValueError: bad value\", line 3, in config"));
-        assert!(!is_frame("loss.py\", line two, in forward"));
-        assert!(is_frame(
-            "/opt/py36/lib/python3.6/site-packages/tensorflow/python/client/session.py in _do_call(self, fn, *args)"
-        ));
-        assert!(is_frame(
-            "~/venv/lib/python3.9/site-packages/torch/nn/modules/module.py in load_state_dict"
-        ));
-        assert!(is_frame("/tmp/ipykernel_48211/2739104158.py in <module>"));
-        assert!(is_frame("Input In [3], in <cell line: 1>()"));
-        assert!(!is_frame("ValueError: no file train.py in data(dir)"));
-        assert!(!is_frame("error in train.py in epoch 3"));
-        let log = "Traceback (most recent call last):
-  File \"/home/lab/envs/nerf/lib/python3.7/site-
-packages/torch/utils/data/dataloader.py\", line 517, in __next__
-    data = self._next_data()
-RuntimeError: stack expects each tensor to be equal size, but got [2, 2400, 3] at entry 0 and [2, 2332, 3] at entry 1
-";
-        let lines = read_log(log).error_lines;
-        assert_eq!(lines.len(), 1, "{lines:#?}");
-        assert!(
-            lines[0].text.starts_with("RuntimeError: stack"),
-            "{lines:#?}"
-        );
     }
 
     /// VS Code's exception pop-up, copied: the exception's name after the pop-up's words, its

@@ -15,6 +15,7 @@ pub mod classify;
 pub mod clean;
 pub mod cues;
 mod escaped;
+mod frame;
 mod kept;
 pub mod lengths;
 pub mod memory;

@@ -7,9 +7,10 @@
 
 use std::collections::VecDeque;
 
-use super::classify::{exception_head, is_frame};
+use super::classify::exception_head;
 use super::clean::CleanLine;
 use super::cues::CueHit;
+use super::frame::{is_frame, is_name_char};
 use super::{ErrorLine, LineKind};
 
 /// What the reader keeps of one rank's output.
@@ -37,6 +38,9 @@ pub(super) struct RankState {
     /// (`<frozen ...>`) followed by an exception line whose class `exception_head` does not
     /// know is read as source there, and the traceback ends at the next line.
     pub(super) flat_frame: bool,
+    /// The last line was a frame that `rich` wrapped after `in`: the next line, one name, is
+    /// its function.
+    pub(super) function_next: bool,
 }
 
 impl RankState {
@@ -50,7 +54,11 @@ impl RankState {
             self.flat_frame = false;
             return true;
         }
-        let frame = is_frame(&line.text);
+        let function = std::mem::take(&mut self.function_next)
+            && !line.text.is_empty()
+            && line.text.chars().all(is_name_char);
+        let frame = function || is_frame(&line.text);
+        self.function_next = frame && line.text.ends_with(" in");
         let source_of_flat_frame =
             self.in_traceback && self.flat_frame && !frame && !exception_head(&line.text);
         self.flat_frame = self.in_traceback

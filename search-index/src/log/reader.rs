@@ -10,12 +10,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::classify::{
-    classify, classify_at, exception_head, exception_kind, is_collateral, is_frame,
-    is_launcher_summary, is_relay_of_what_follows, message_below,
+    classify, classify_at, exception_head, exception_kind, is_collateral, is_launcher_summary,
+    is_relay_of_what_follows, message_below,
 };
 use super::clean::{clean_line, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
 use super::escaped::escaped_lines;
+use super::frame::is_frame;
 use super::kept::KeptLines;
 use super::memory::MemoryReader;
 use super::paste::PasteShape;

@@ -141,6 +141,21 @@ fn old_ipython_frames_are_frames() {
     );
 }
 
+/// `rich` draws a traceback in a box, each frame its file, line number and function, wrapped
+/// when long (the function, or `in` and the function, on the next line), each source line
+/// behind an arrow: all frames, and the failure is the exception line below the box.
+#[test]
+fn rich_tracebacks_frames_are_frames() {
+    let log = "╭──── Traceback (most recent call last) ────╮\n│ /srv/proj/train.py:353 in <module>        │\n│                                            │\n│   352 if __name__ == \"__main__\":          │\n│ ❱ 353 │   main()                            │\n│                                            │\n│ /opt/venv/lib/python3.10/site-packages/transformers/trainer.py:1662 in │\n│ train                                      │\n│ ❱ 1662 │   │   return inner_training_loop(  │\n│ /opt/venv/lib/python3.10/site-packages/deepspeed/runtime/config.py: │\n│ 891 in _batch_assertion                    │\n│ ❱ 891 │   │   │   f\"Check batch sizes\"     │\n╰────────────────────────────────────────────╯\nAssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size 64 != 4 * 8 * 1\n";
+    let report = read_log(log);
+    let texts: Vec<&str> = report.error_lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert!(
+        texts[0].starts_with("AssertionError: Check batch"),
+        "{texts:?}"
+    );
+}
+
 #[test]
 fn ipython_header_stands_in_for_a_cut_traceback() {
     let log =
@@ -419,10 +434,10 @@ fn ipython_arrows_of_every_width_are_frames() {
         "--> 284 trainer.restore(ckpt_path)",
         "-> 1470 raise pickle.UnpicklingError(_get_wo_message(str(e))) from None",
     ] {
-        assert!(classify::is_frame(line), "{line}");
+        assert!(frame::is_frame(line), "{line}");
         assert_eq!(classify(line), None, "{line}");
     }
-    assert!(!classify::is_frame("-> see the docs"));
+    assert!(!frame::is_frame("-> see the docs"));
 }
 
 /// A NaN or Inf is a failing loss when it is the value of a loss, norm or gradient named just

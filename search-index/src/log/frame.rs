@@ -1,0 +1,140 @@
+//! Whether a cleaned line is a traceback frame or a line of code shown in one, in the shapes
+//! Python, IPython, `rich`, C++ and the relays that flatten them print.
+
+/// A traceback frame or a line of code shown in one: Python's `File "..."`, IPython's
+/// `Cell In[3], line 9`, `Input In [3], in <cell line: 1>()`, `----> 9 code`, numbered listings
+/// and a file and function on one line ([`is_path_frame`]); `rich`'s `❱ 353 │ main()`; C++
+/// `frame #12`, carets.
+pub fn is_frame(text: &str) -> bool {
+    text.starts_with("File ")
+        || text.starts_with("frame #")
+        || text.starts_with("Input In [")
+        || is_path_frame(text)
+        || text.starts_with(['^', '~'])
+        || text.starts_with("Cell In[")
+        || text.starts_with("<ipython-input-")
+        || is_ipython_arrow(text)
+        || is_rich_arrow(text)
+        || text.starts_with("[... skipping")
+        || text.starts_with("...")
+        || text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
+        || text.chars().all(|c| c == '-' || c == '=' || c == ' ')
+        || is_frame_tail(text)
+}
+
+/// The rest of a Python frame's `File "..."` line that a paste broke inside its path
+/// (`packages/torch/utils/data/dataloader.py", line 517, in __next__`): the path's end, its
+/// closing quote, the line number and the function.
+fn is_frame_tail(text: &str) -> bool {
+    let Some((path, rest)) = text.split_once("\", line ") else {
+        return false;
+    };
+    let Some((number, function)) = rest.split_once(", in ") else {
+        return false;
+    };
+    !path.contains(char::is_whitespace)
+        && !number.is_empty()
+        && number.chars().all(|c| c.is_ascii_digit())
+        && !function.trim().is_empty()
+}
+
+/// A frame named by its file and function on one line: IPython's before 7.0
+/// (`~/lib/python3.6/site-packages/keras/engine/training.py in fit(self, x, y)`,
+/// `<ipython-input-4-1b2c> in <module>()`) and `rich`'s, with the line number
+/// (`/srv/train.py:353 in <module>`). A paste may cut it after the name, and `rich` wraps a
+/// long one: its path alone (`/opt/deepspeed/runtime/config.py:`), or its path and `in` with
+/// the function on the next line.
+fn is_path_frame(text: &str) -> bool {
+    let (place, function) = match text.split_once(" in ") {
+        Some((place, function)) => (place, Some(function)),
+        None => (text.strip_suffix(" in").unwrap_or(text), None),
+    };
+    let line_number = place
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .strip_suffix(':');
+    let file = line_number.unwrap_or(place);
+    let python_file = [".py", ".pyx", ".pyc"].iter().any(|e| file.ends_with(e));
+    let named = match function {
+        Some(f) => {
+            let name = f.split('(').next().unwrap_or_default().trim_end();
+            !name.is_empty() && name.chars().all(is_name_char)
+        }
+        // A file's name alone is no frame; with its line number, or `in`, it is.
+        None => line_number.is_some() || place.len() < text.len(),
+    };
+    python_file && !place.contains(char::is_whitespace) && named
+}
+
+/// A character of a Python function's name as a frame shows it (`<module>`, `Trainer.train`).
+pub(super) fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '<' | '>' | '.')
+}
+
+/// `rich`'s arrow at the current line of a frame: `❱ 353 │   main()`.
+fn is_rich_arrow(text: &str) -> bool {
+    text.strip_prefix('❱')
+        .is_some_and(|rest| rest.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// IPython's arrow at the current line of a frame: `----> 3 code`, and as the line numbers grow
+/// wider, `--> 284 code` and `-> 1470 code`.
+fn is_ipython_arrow(text: &str) -> bool {
+    text.starts_with('-')
+        && text
+            .trim_start_matches('-')
+            .strip_prefix('>')
+            .is_some_and(|rest| rest.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::read_log;
+
+    /// A frame's `File "..."` line broken inside its path reads as two frame lines, not as a
+    /// frame and an exception: the error line is still the one at the traceback's end.
+    #[test]
+    fn the_rest_of_a_frame_broken_inside_its_path_is_a_frame() {
+        assert!(is_frame(
+            "packages/torch/utils/data/dataloader.py\", line 517, in __next__"
+        ));
+        assert!(!is_frame("ValueError: bad value\", line 3, in config"));
+        assert!(!is_frame("loss.py\", line two, in forward"));
+        assert!(is_frame(
+            "/opt/py36/lib/python3.6/site-packages/tensorflow/python/client/session.py in _do_call(self, fn, *args)"
+        ));
+        assert!(is_frame(
+            "~/venv/lib/python3.9/site-packages/torch/nn/modules/module.py in load_state_dict"
+        ));
+        assert!(is_frame("/tmp/ipykernel_48211/2739104158.py in <module>"));
+        assert!(is_frame("Input In [3], in <cell line: 1>()"));
+        assert!(!is_frame("ValueError: no file train.py in data(dir)"));
+        assert!(!is_frame("error in train.py in epoch 3"));
+        assert!(is_frame("/home/u/proj/train.py:353 in <module>"));
+        assert!(is_frame(
+            "/opt/conda/lib/python3.10/site-packages/transformers/trainer.py:1662 in"
+        ));
+        assert!(is_frame(
+            "/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/config.py:"
+        ));
+        assert!(!is_frame("train.py: error: unrecognized arguments: --fp16"));
+        assert!(!is_frame("saved to /ckpt/model.py"));
+        assert!(!is_frame("model.py"));
+        assert!(is_frame("❱ 353 │   main()"));
+        let log = "Traceback (most recent call last):
+  File \"/home/lab/envs/nerf/lib/python3.7/site-
+packages/torch/utils/data/dataloader.py\", line 517, in __next__
+    data = self._next_data()
+RuntimeError: stack expects each tensor to be equal size, but got [2, 2400, 3] at entry 0 and [2, 2332, 3] at entry 1
+";
+        let lines = read_log(log).error_lines;
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        assert!(
+            lines[0].text.starts_with("RuntimeError: stack"),
+            "{lines:#?}"
+        );
+    }
+}
