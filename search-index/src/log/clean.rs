@@ -420,8 +420,10 @@ pub(super) fn is_level(s: &str) -> bool {
         && s.as_bytes()[1..5].iter().all(u8::is_ascii_digit))
 }
 
+/// A host's name as pdsh and the launchers that use it put before each line: `worker-03`,
+/// `node7`, or its IPv4 address when the hostfile lists addresses (`10.40.8.11`).
 fn is_host(name: &str) -> bool {
-    if name == "localhost" {
+    if name == "localhost" || name.parse::<std::net::Ipv4Addr>().is_ok() {
         return true;
     }
     let lower_ok = name

@@ -58,6 +58,14 @@ fn strips_rank_and_host_prefixes() {
         "RuntimeError: boom"
     );
     assert_eq!(
+        clean("10.40.8.11: [rank9]: RuntimeError: boom").unwrap(),
+        ("RuntimeError: boom".into(), Some(9))
+    );
+    assert_eq!(
+        clean("10.40.8: RuntimeError: boom").unwrap().0,
+        "10.40.8: RuntimeError: boom"
+    );
+    assert_eq!(
         clean("gpu-node-1:4242:4300 [2] NCCL WARN Call to connect failed").unwrap(),
         ("NCCL WARN Call to connect failed".into(), Some(2))
     );
