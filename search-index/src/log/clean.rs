@@ -9,7 +9,7 @@
 
 use super::relay::{
     is_cri_stream, without_compose_service, without_cri_stream, without_loguru_location,
-    without_syslog_header,
+    without_syslog_header, without_torchx_replica,
 };
 
 /// Longest cleaned line kept, in bytes: its start and its end, since a long line's verdict is
@@ -300,7 +300,7 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     if let Some(rest) = without_syslog_header(s).or_else(|| without_loguru_location(s)) {
         return (rest, None);
     }
-    if let Some(rest) = without_compose_service(s) {
+    if let Some(rest) = without_compose_service(s).or_else(|| without_torchx_replica(s)) {
         return (rest, None);
     }
     // Ray's and vLLM's worker prefixes: `(RayWorker pid=123)`, `(VllmWorkerProcess pid=5120)`

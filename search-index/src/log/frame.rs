@@ -23,6 +23,39 @@ pub fn is_frame(text: &str) -> bool {
             .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
         || text.chars().all(|c| c == '-' || c == '=' || c == ' ')
         || is_frame_tail(text)
+        || is_prefixed_frame(text)
+        || is_wrapped_function(text)
+        || is_bare_path(text)
+}
+
+/// A Python frame's `File "..."` line, at the start or behind something else.
+pub(super) fn is_file_frame(text: &str) -> bool {
+    text.starts_with("File ") || is_prefixed_frame(text)
+}
+
+/// A Python frame behind something another process printed on the same line
+/// (`torch.cuda File "/opt/torch/_tensor.py", line 487, in backward`) or behind a server's
+/// record prefix (`... MODEL_LOG - File "/srv/handler.py", line 102, in predict`).
+fn is_prefixed_frame(text: &str) -> bool {
+    text.find(" File \"")
+        .is_some_and(|at| is_frame_tail(&text[at + " File \"".len()..]))
+}
+
+/// The function of a frame `rich` wrapped before its `in`: `in _inner_training_loop`.
+fn is_wrapped_function(text: &str) -> bool {
+    text.strip_prefix("in ").is_some_and(|f| {
+        let name = f.split('(').next().unwrap_or_default();
+        !name.is_empty() && name.chars().all(is_name_char)
+    })
+}
+
+/// A file's path alone on its line, as `rich` leaves the first part of a frame it wrapped
+/// inside the path (`/opt/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_pa`).
+fn is_bare_path(text: &str) -> bool {
+    let rooted = text.starts_with('/')
+        || text.starts_with("~/")
+        || text.get(1..3).is_some_and(|s| s == ":\\");
+    rooted && !text.contains(char::is_whitespace) && text.matches(['/', '\\']).count() >= 3
 }
 
 /// The rest of a Python frame's `File "..."` line that a paste broke inside its path
@@ -47,7 +80,7 @@ fn is_frame_tail(text: &str) -> bool {
 /// (`/srv/train.py:353 in <module>`). A paste may cut it after the name, and `rich` wraps a
 /// long one: its path alone (`/opt/deepspeed/runtime/config.py:`), or its path and `in` with
 /// the function on the next line.
-fn is_path_frame(text: &str) -> bool {
+pub(super) fn is_path_frame(text: &str) -> bool {
     let (place, function) = match text.split_once(" in ") {
         Some((place, function)) => (place, Some(function)),
         None => (text.strip_suffix(" in").unwrap_or(text), None),
@@ -93,6 +126,27 @@ fn is_ipython_arrow(text: &str) -> bool {
 mod tests {
     use super::*;
     use crate::log::read_log;
+
+    #[test]
+    fn frames_behind_other_output_and_wrapped_frames_are_frames() {
+        for line in [
+            "torch.cuda File \"/usr/local/lib/python3.8/dist-packages/torch/_tensor.py\", line 487, in backward",
+            "[INFO ] W-9000-gpt2_1.0-stdout MODEL_LOG - File \"/srv/ts/service.py\", line 102, in predict",
+            "in _inner_training_loop",
+            "/opt/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_pa",
+            "C:\\tools\\venv\\Lib\\site-packages\\triton",
+        ] {
+            assert!(is_frame(line), "{line}");
+        }
+        for line in [
+            "RuntimeError: File \"x.py\" is not valid",
+            "in 3 steps",
+            "/dev/shm",
+            "/data/run 1/model.pt",
+        ] {
+            assert!(!is_frame(line), "{line}");
+        }
+    }
 
     /// A frame's `File "..."` line broken inside its path reads as two frame lines, not as a
     /// frame and an exception: the error line is still the one at the traceback's end.

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use super::classify::exception_head;
 use super::clean::CleanLine;
 use super::cues::CueHit;
-use super::frame::{is_frame, is_name_char};
+use super::frame::{is_file_frame, is_frame, is_name_char, is_path_frame};
 use super::{ErrorLine, LineKind};
 
 /// What the reader keeps of one rank's output.
@@ -38,8 +38,8 @@ pub(super) struct RankState {
     /// (`<frozen ...>`) followed by an exception line whose class `exception_head` does not
     /// know is read as source there, and the traceback ends at the next line.
     pub(super) flat_frame: bool,
-    /// The last line was a frame that `rich` wrapped after `in`: the next line, one name, is
-    /// its function.
+    /// The last line was a frame named by its file (`rich`'s, which wraps long ones): a next
+    /// line that is one name is the rest of its function's name.
     pub(super) function_next: bool,
 }
 
@@ -58,12 +58,12 @@ impl RankState {
             && !line.text.is_empty()
             && line.text.chars().all(is_name_char);
         let frame = function || is_frame(&line.text);
-        self.function_next = frame && line.text.ends_with(" in");
+        self.function_next = frame && is_path_frame(&line.text);
         let source_of_flat_frame =
             self.in_traceback && self.flat_frame && !frame && !exception_head(&line.text);
         self.flat_frame = self.in_traceback
             && frame
-            && line.text.starts_with("File ")
+            && is_file_frame(&line.text)
             && line.indent <= self.traceback_indent;
         line.indent <= self.traceback_indent && !frame && !source_of_flat_frame
     }

@@ -1,6 +1,7 @@
 //! What relays put before each line of a program's output: a container runtime (Kubernetes'
-//! `stderr F` after the timestamp), Docker Compose (`api-1  | `), systemd's journal (`Dec 04
-//! 10:00:00 host prog[pid]: `) and loguru (`| module:function:line - `). Each function takes a
+//! `stderr F` after the timestamp), Docker Compose (`api-1  | `), TorchX (`trainer/0 `),
+//! systemd's journal (`Dec 04 10:00:00 host prog[pid]: `) and loguru (`| module:function:line
+//! - `). Each function takes a
 //! line (after its timestamp, for the runtime's tag) and yields it without the relay's part:
 //! `None` when the line does not start with it (the runtime's tag: the line as it is). [`super::clean`] calls them among its
 //! other prefixes.
@@ -17,6 +18,17 @@ pub(super) fn without_compose_service(s: &str) -> Option<&str> {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b));
     let numbered = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
     (named && numbered).then_some(rest)
+}
+
+/// The line without TorchX's prefix, the role's name and the replica's number (`dlrm_main/0 `),
+/// which `torchx run` puts before each line of each replica (the rank, `[0]:`, follows).
+pub(super) fn without_torchx_replica(s: &str) -> Option<&str> {
+    let (head, rest) = s.split_once(' ')?;
+    let (role, replica) = head.split_once('/')?;
+    let named = role.starts_with(|c: char| c.is_ascii_alphabetic())
+        && (role.bytes()).all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
+    let numbered = !replica.is_empty() && replica.bytes().all(|b| b.is_ascii_digit());
+    (named && numbered && !rest.trim().is_empty()).then_some(rest)
 }
 
 /// The line without the header systemd's journal and syslog put before it: a time with the
@@ -92,8 +104,8 @@ mod tests {
     }
 
     /// The prefixes relays put before each line: a runtime's timestamp, stream and tag in
-    /// Kubernetes' node logs, Docker Compose's container name and bar, the journal's header,
-    /// loguru's location.
+    /// Kubernetes' node logs, Docker Compose's container name and bar, TorchX's role and
+    /// replica, the journal's header, loguru's location.
     #[test]
     fn strips_what_relays_put_before_a_line() {
         for line in [
@@ -102,6 +114,7 @@ mod tests {
             "proj_worker_1 | RuntimeError: boom",
             "Dec  4 10:00:00 gpu-node-3 python3[12345]: RuntimeError: boom",
             "2024-05-01 10:00:00.123 | ERROR    | __main__:train:135 - RuntimeError: boom",
+            "dlrm_main/0 [0]:RuntimeError: boom",
         ] {
             assert_eq!(text(line), "RuntimeError: boom", "{line}");
         }
