@@ -356,5 +356,8 @@ fn an_old_notebook_tracebacks_frames_are_not_the_failure() {
     assert_eq!(top(&d), "view-non-contiguous-tensor", "{d:#?}");
     let first = d.first_failure.expect("a first failing line");
     assert_eq!(first.line, 14, "{first:#?}");
-    assert!(first.text.starts_with("RuntimeError: view size"), "{first:#?}");
+    assert!(
+        first.text.starts_with("RuntimeError: view size"),
+        "{first:#?}"
+    );
 }
