@@ -15,8 +15,7 @@ pub fn is_frame(text: &str) -> bool {
         || text.starts_with("<ipython-input-")
         || is_ipython_arrow(text)
         || is_rich_arrow(text)
-        || text.starts_with("[... skipping")
-        || text.starts_with("...")
+        || is_elision(text)
         || text
             .split_whitespace()
             .next()
@@ -26,6 +25,16 @@ pub fn is_frame(text: &str) -> bool {
         || is_prefixed_frame(text)
         || is_wrapped_function(text)
         || is_bare_path(text)
+}
+
+/// Where a paste left lines out: a line that begins with `...`, or is all one bracketed mark
+/// (`[...]`, `[... 40 lines omitted ...]`, pdb's `[... skipping 3 hidden frame(s)]`) or `…`.
+/// A line that goes on after its `[...]` is the rest of a line cut at its start.
+fn is_elision(text: &str) -> bool {
+    let bracketed = (text.starts_with("[...") || text.starts_with("[…"))
+        && text.ends_with(']')
+        && text.matches(']').count() == 1;
+    text.starts_with("...") || bracketed || text == "…"
 }
 
 /// A Python frame's `File "..."` line, at the start or behind something else.
@@ -135,6 +144,8 @@ mod tests {
             "in _inner_training_loop",
             "/opt/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_pa",
             "C:\\tools\\venv\\Lib\\site-packages\\triton",
+            "[... 40 lines omitted ...]",
+            "…",
         ] {
             assert!(is_frame(line), "{line}");
         }
@@ -143,6 +154,8 @@ mod tests {
             "in 3 steps",
             "/dev/shm",
             "/data/run 1/model.pt",
+            "[...] exits with return code = -9",
+            "[...]ror: CUDA error: an illegal memory access was encountered",
         ] {
             assert!(!is_frame(line), "{line}");
         }
