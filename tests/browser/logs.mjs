@@ -290,6 +290,16 @@ export const EVIDENCE_LOGS = [
     '',
     "RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
   ].join('\n'), 'diagnosis', 'view-non-contiguous-tensor'],
+  ["rich's boxed traceback, wrapped, behind pdsh's address prefix", [
+    '10.40.8.11: ╭──────────── Traceback (most recent call last) ────────────╮',
+    '10.40.8.11: │ /srv/proj/train.py:353 in <module>                        │',
+    '10.40.8.11: │ ❱ 353 │   main()                                          │',
+    '10.40.8.11: │ /opt/venv/lib/python3.10/site-packages/deepspeed/runtime/config.py: │',
+    '10.40.8.11: │ 891 in _batch_assertion                                   │',
+    '10.40.8.11: │ ❱ 891 │   │   │   f"Check batch related parameters. "      │',
+    '10.40.8.11: ╰───────────────────────────────────────────────────────────╯',
+    '10.40.8.11: AssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size 64 != 4 * 8 * 1',
+  ].join('\n'), 'diagnosis', 'deepspeed-batch-size-mismatch'],
   ['a warning before a crash it does not explain', [
     '/opt/venv/lib/python3.11/site-packages/torch/serialization.py:1113: FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses the default pickle module implicitly.',
     'Traceback (most recent call last):',

@@ -46,20 +46,7 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
     s = strip_progress_bar(&s)?;
     let mut rest: &str = &s;
     rest = rest.trim_end();
-    // Markdown quotes (`> `, `>> `) and Rich boxes (`│ ... │`), each with one space after it.
-    loop {
-        let before = rest.len();
-        let trimmed = rest.trim_start();
-        if let Some(after) =
-            trimmed.strip_prefix(|c: char| c == '>' || is_box(c) || c == '\u{feff}')
-        {
-            rest = after.strip_prefix(' ').unwrap_or(after);
-        }
-        rest = rest.trim_end_matches(|c: char| is_box(c) || c == ' ');
-        if rest.len() == before {
-            break;
-        }
-    }
+    rest = without_quotes_and_boxes(rest);
     if rest.trim_start().starts_with("```") {
         return None;
     }
@@ -83,6 +70,10 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         // indentation after a prefix is the line's own: drop only the separating space
         rest = after.strip_prefix(' ').unwrap_or(after);
     }
+    // A relay's prefix before a Rich box (pdsh's host before each line of it).
+    if rest.len() < s.trim_end().len() {
+        rest = without_quotes_and_boxes(rest);
+    }
     let indent = rest.len() - rest.trim_start().len();
     let text = without_markers(rest.split_whitespace().collect::<Vec<_>>().join(" "));
     if text.is_empty() || text.chars().all(|c| !c.is_alphanumeric()) {
@@ -94,6 +85,24 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         indent,
         level,
     })
+}
+
+/// The line without Markdown quotes (`> `, `>> `) and Rich boxes (`│ ... │`) around it, each
+/// mark with one space after it.
+fn without_quotes_and_boxes(mut rest: &str) -> &str {
+    loop {
+        let before = rest.len();
+        let trimmed = rest.trim_start();
+        if let Some(after) =
+            trimmed.strip_prefix(|c: char| c == '>' || is_box(c) || c == '\u{feff}')
+        {
+            rest = after.strip_prefix(' ').unwrap_or(after);
+        }
+        rest = rest.trim_end_matches(|c: char| is_box(c) || c == ' ');
+        if rest.len() == before {
+            return rest;
+        }
+    }
 }
 
 /// A line of Python's `^^^~~~` markers with text stuck among them, as ranks that print their

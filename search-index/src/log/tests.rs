@@ -62,6 +62,12 @@ fn strips_rank_and_host_prefixes() {
         ("RuntimeError: boom".into(), Some(9))
     );
     assert_eq!(
+        clean("10.40.8.11: │ /srv/train.py:353 in <module>     │")
+            .unwrap()
+            .0,
+        "/srv/train.py:353 in <module>"
+    );
+    assert_eq!(
         clean("10.40.8: RuntimeError: boom").unwrap().0,
         "10.40.8: RuntimeError: boom"
     );
