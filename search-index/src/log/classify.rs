@@ -314,12 +314,19 @@ pub fn is_launcher_summary(text: &str) -> bool {
 /// `Original Traceback` whose last line is the failure itself; Hydra writes `Error executing
 /// job with overrides: [...]` (the job's command-line overrides, no error of their own) before
 /// it re-raises the job's exception; TensorFlow's `ValueError: in user code:` heads the frames
-/// of a traced function, under which the function's own error is printed indented.
+/// of a traced function, under which the function's own error is printed indented; an
+/// exception group (`... (2 sub-exceptions)`) is followed by each of its exceptions.
 pub fn is_relay_of_what_follows(text: &str) -> bool {
     if text.starts_with("Error executing job with overrides:") {
         return true;
     }
     if exception_head(text) && text.ends_with(": in user code:") {
+        return true;
+    }
+    // An exception group's own line: `ExceptionGroup: unhandled errors in a TaskGroup (1
+    // sub-exception)`; its sub-exceptions' tracebacks follow it.
+    let group = (text.split_whitespace().next()).is_some_and(|w| w.ends_with("ExceptionGroup:"));
+    if group || exception_head(text) && text.ends_with(" sub-exceptions)") {
         return true;
     }
     const PLACES: [&str; 3] = [
@@ -369,6 +376,8 @@ mod tests {
             "RuntimeError: Caught RuntimeError in pin memory thread for device 0.",
             "Error executing job with overrides: ['trainer.devices=2', '+batch_size=1']",
             "ValueError: in user code:",
+            "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+            "exceptiongroup.BaseExceptionGroup: multiple errors (2 sub-exceptions)",
         ] {
             assert!(is_relay_of_what_follows(text), "{text}");
         }

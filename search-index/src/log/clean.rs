@@ -87,9 +87,11 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
     })
 }
 
-/// The line without Markdown quotes (`> `, `>> `) and Rich boxes (`│ ... │`) around it, each
-/// mark with one space after it.
+/// The line without Markdown quotes (`> `, `>> `), Rich boxes (`│ ... │`) and the bars of an
+/// exception group's traceback (`  | RuntimeError: ...`, `  + Exception Group Traceback`) around
+/// it, each mark with one space after it.
 fn without_quotes_and_boxes(mut rest: &str) -> &str {
+    rest = without_group_bars(rest);
     loop {
         let before = rest.len();
         let trimmed = rest.trim_start();
@@ -103,6 +105,40 @@ fn without_quotes_and_boxes(mut rest: &str) -> &str {
             return rest;
         }
     }
+}
+
+/// The line without the bars Python (3.11 and later) draws down the left of an exception
+/// group's traceback: `| ` before each line, nested, and `+ ` before its header. A table's row,
+/// which ends with a bar too, keeps its bars.
+fn without_group_bars(rest: &str) -> &str {
+    let mut inner = rest.trim_start();
+    while let Some(after) = inner.strip_prefix("| ") {
+        inner = after.trim_start();
+    }
+    if let Some(after) = inner.strip_prefix("+ ") {
+        if let Some(header) = after.strip_prefix("Exception Group ") {
+            return header;
+        }
+    }
+    // `+-+---------------- 1 ----------------`, `+------------------------------------`
+    let separator = |c: char| matches!(c, '+' | '-' | ' ' | '.') || c.is_ascii_digit();
+    if inner.starts_with("+-") && inner.chars().all(separator) {
+        return "";
+    }
+    let barred = inner.len() < rest.trim_start().len() && !rest.trim_end().ends_with('|');
+    if barred {
+        &rest[rest.len() - inner.len() - leading_space(inner, rest)..]
+    } else {
+        rest
+    }
+}
+
+/// The spaces before `inner` (a tail of `rest`) that are its own: a traceback line's indent
+/// after the bar and its one separating space.
+fn leading_space(inner: &str, rest: &str) -> usize {
+    let before = &rest[..rest.len() - inner.len()];
+    let bar = before.rfind('|').map_or(0, |i| i + 2);
+    before.len().saturating_sub(bar)
 }
 
 /// A line of Python's `^^^~~~` markers with text stuck among them, as ranks that print their

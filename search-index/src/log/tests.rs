@@ -170,6 +170,31 @@ fn rich_tracebacks_frames_are_frames() {
     );
 }
 
+/// Python 3.11 draws an exception group's traceback with bars down its left and separators
+/// between its exceptions; the group's own line only announces them: the failure is the
+/// exception inside.
+#[test]
+fn an_exception_groups_exception_is_the_failure() {
+    let log = "  + Exception Group Traceback (most recent call last):\n  |   File \"/srv/app/serve.py\", line 88, in main\n  |     async with asyncio.TaskGroup() as tg:\n  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n    |   File \"/srv/app/engine.py\", line 41, in step\n    |     out = self.model(batch)\n    | RuntimeError: CUDA error: an illegal memory access was encountered\n    +------------------------------------\n";
+    let report = read_log(log);
+    let lines: Vec<(&str, bool)> = (report.error_lines.iter())
+        .map(|l| (l.text.as_str(), l.collateral))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (
+                "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+                true
+            ),
+            (
+                "RuntimeError: CUDA error: an illegal memory access was encountered",
+                false
+            )
+        ]
+    );
+}
+
 #[test]
 fn ipython_header_stands_in_for_a_cut_traceback() {
     let log =
