@@ -107,7 +107,10 @@ pub(super) fn is_path_frame(text: &str) -> bool {
         // A file's name alone is no frame; with its line number, or `in`, it is.
         None => line_number.is_some() || place.len() < text.len(),
     };
-    python_file && !place.contains(char::is_whitespace) && named
+    // Windows paths may hold spaces (`C:\Program Files\Python311\Lib\...`); others are read as
+    // one word, so that prose holding a file's name is no frame.
+    let drive = place.get(1..3) == Some(":\\");
+    python_file && (drive || !place.contains(char::is_whitespace)) && named
 }
 
 /// A character of a Python function's name as a frame shows it (`<module>`, `Trainer.train`).
@@ -145,6 +148,7 @@ mod tests {
             "/opt/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_pa",
             "C:\\tools\\venv\\Lib\\site-packages\\triton",
             "[... 40 lines omitted ...]",
+            "C:\\Program Files\\Python311\\Lib\\site-packages\\torch\\nn\\modules\\module.py:1532 in _wrapped_call_impl",
             "…",
         ] {
             assert!(is_frame(line), "{line}");
