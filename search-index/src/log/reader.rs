@@ -13,7 +13,7 @@ use super::classify::{
     classify, classify_at, exception_head, exception_kind, is_collateral, is_launcher_summary,
     is_relay_of_what_follows, message_below,
 };
-use super::clean::{clean_line, CleanLine};
+use super::clean::{clean_line, is_level, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
 use super::escaped::escaped_lines;
 use super::frame::is_frame;
@@ -271,7 +271,7 @@ impl<'c> LogReader<'c> {
     /// <message>, Traceback (most recent call last):`): the message is a line of its own.
     fn lead_in(&mut self, line: &CleanLine, at: usize, number: usize) {
         let text = line.text[..at].trim_end_matches([',', ':', ' ']);
-        if text.is_empty() {
+        if text.is_empty() || is_record_head(text) {
             return;
         }
         let lead = CleanLine {
@@ -535,6 +535,18 @@ impl<'c> LogReader<'c> {
             },
         }
     }
+}
+
+/// A logger's record head with no message: its level and at most its logger's name, as
+/// `logging.error(traceback.format_exc())` puts before a traceback (`ERROR:root:`, Hydra's
+/// `[__main__][ERROR] - `).
+fn is_record_head(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split(|c: char| matches!(c, ':' | ' ' | '[' | ']' | '-' | '|'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let levels = words.iter().filter(|w| is_level(w)).count();
+    levels == 1 && words.len() <= 2
 }
 
 /// IPython names the exception in its traceback header (`RuntimeError    Traceback (most

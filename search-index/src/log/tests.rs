@@ -195,6 +195,24 @@ fn an_exception_groups_exception_is_the_failure() {
     );
 }
 
+/// `logging.error(traceback.format_exc())` puts the record's head before the traceback's
+/// header only: a level and a logger's name are no message of their own.
+#[test]
+fn a_log_records_head_before_a_traceback_is_no_failure() {
+    for head in [
+        "ERROR:root:",
+        "[2024-05-01 10:00:00,123][__main__][ERROR] - ",
+    ] {
+        let log = format!("step 3\n{head}Traceback (most recent call last):\n  File \"/srv/train.py\", line 20, in <module>\n    main()\nRuntimeError: boom\n");
+        let texts: Vec<String> = (read_log(&log).error_lines.iter())
+            .map(|l| l.text.clone())
+            .collect();
+        assert_eq!(texts, ["RuntimeError: boom"], "{head}");
+    }
+    let log = "ERROR: training failed, see below: Traceback (most recent call last):\n  File \"/srv/train.py\", line 20, in <module>\nRuntimeError: boom\n";
+    assert_eq!(read_log(log).error_lines.len(), 2);
+}
+
 #[test]
 fn ipython_header_stands_in_for_a_cut_traceback() {
     let log =
