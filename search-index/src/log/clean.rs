@@ -364,6 +364,11 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
         let rest = &s[inner_end + 2..];
         let rest_trim = rest.trim_start_matches(':');
         if let Some(rank) = rank_of(inner) {
+            // mpirun's `--tag-output` names the stream after the rank: `[1,0]<stderr>:`.
+            let rest_trim = ["<stderr>:", "<stdout>:"]
+                .iter()
+                .find_map(|s| rest_trim.strip_prefix(s))
+                .unwrap_or(rest_trim);
             return (rest_trim, Some(rank));
         }
         let bracket_ok = inner.len() <= 80
@@ -420,6 +425,13 @@ fn rank_of(inner: &str) -> Option<u32> {
                 return Some(rank);
             }
         }
+    }
+    // SageMaker's mpirun `1,mpirank:0,algo-1`
+    if let Some(n) = lower
+        .split(',')
+        .find_map(|part| part.strip_prefix("mpirank:"))
+    {
+        return n.parse().ok();
     }
     // mpirun `1,0` and torchrun `--tee` prefixes
     if let Some((a, b)) = lower.split_once(',') {

@@ -52,7 +52,14 @@ fn strips_rank_and_host_prefixes() {
         clean("[default5]:RuntimeError: boom").unwrap(),
         ("RuntimeError: boom".into(), Some(5))
     );
-    assert_eq!(clean("[1,7]<stderr>: x").map(|c| c.1), Some(Some(7)));
+    assert_eq!(
+        clean("[1,7]<stderr>:RuntimeError: boom").unwrap(),
+        ("RuntimeError: boom".into(), Some(7))
+    );
+    assert_eq!(
+        clean("[1,mpirank:3,algo-2]<stdout>: RuntimeError: boom").unwrap(),
+        ("RuntimeError: boom".into(), Some(3))
+    );
     assert_eq!(
         clean("worker-03: RuntimeError: boom").unwrap().0,
         "RuntimeError: boom"
