@@ -300,6 +300,13 @@ export const EVIDENCE_LOGS = [
     '10.40.8.11: ╰───────────────────────────────────────────────────────────╯',
     '10.40.8.11: AssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size 64 != 4 * 8 * 1',
   ].join('\n'), 'diagnosis', 'deepspeed-batch-size-mismatch'],
+  ['a paste from cat -n, each line behind its number', [
+    'step 12 loss 2.31',
+    'Traceback (most recent call last):',
+    '  File "/srv/train.py", line 40, in <module>',
+    '    loss.backward()',
+    'RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed).',
+  ].map((line, i) => `${String(i + 1).padStart(6)}\t${line}`).join('\n'), 'diagnosis', 'backward-through-graph-twice'],
   ['a warning before a crash it does not explain', [
     '/opt/venv/lib/python3.11/site-packages/torch/serialization.py:1113: FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses the default pickle module implicitly.',
     'Traceback (most recent call last):',

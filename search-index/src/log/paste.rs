@@ -1,5 +1,5 @@
 //! Telling how a log was pasted: hard-wrapped by a terminal, and at what width; indented as a
-//! whole.
+//! whole; each line behind its number.
 //!
 //! A paste from a terminal may have every long line cut at the terminal's width, mid-word:
 //! `...failed to bind to [::]:29500 (err` then `no: 98 - Address already in use).`. A paste
@@ -31,6 +31,8 @@ pub struct PasteShape {
     pub indent: usize,
     /// The width an editor word-wrapped its lines at, if one did (and no terminal cut them).
     pub word_wrap: Option<usize>,
+    /// Each line starts with its number, as `cat -n`, `less -N` and log viewers print it.
+    pub numbered: bool,
 }
 
 /// How `text` was pasted, told from its start: the whole lines in its first
@@ -50,7 +52,52 @@ pub fn paste_shape(text: &str) -> PasteShape {
         wrap_width,
         indent: common_indent(sample),
         word_wrap,
+        numbered: numbered(sample),
     }
+}
+
+/// The least lines a numbered paste has, and the share of its lines that must each be
+/// numbered one more than the line before.
+const MIN_NUMBERED_LINES: usize = 3;
+const NUMBERED_SHARE: f64 = 0.9;
+
+/// Whether each line of `sample` starts with its number, counting up by one: a log's own
+/// numbers (ranks, steps, epochs) do not count up line by line. A paste too short to count
+/// on is numbered when each of its lines has `cat -n`'s number and tab.
+fn numbered(sample: &str) -> bool {
+    let lines: Vec<&str> = sample
+        .split('\n')
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let numbers: Vec<Option<u64>> = lines
+        .iter()
+        .map(|l| line_number(l).map(|(n, _)| n))
+        .collect();
+    let counted = (numbers.windows(2))
+        .filter(|w| matches!(w, [Some(a), Some(b)] if *b == a + 1))
+        .count();
+    let counts_up = counted as f64 >= NUMBERED_SHARE * lines.len().saturating_sub(1) as f64;
+    let tabbed = !lines.is_empty()
+        && lines.iter().all(|l| {
+            let start = l.trim_start_matches(' ');
+            let rest = start.trim_start_matches(|c: char| c.is_ascii_digit());
+            rest.len() < start.len() && rest.starts_with('\t')
+        });
+    counts_up && (lines.len() >= MIN_NUMBERED_LINES || tabbed)
+}
+
+/// The number a numbered paste put before `line`, and the line without it: the number, then a
+/// tab, `: `, `| ` or one space (after which the line's own indentation starts).
+pub(super) fn line_number(line: &str) -> Option<(u64, &str)> {
+    let start = line.trim_start_matches(' ');
+    let digits = start.len() - start.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let number = start[..digits].parse().ok()?;
+    let rest = &start[digits..];
+    ["\t", ": ", " | ", "| ", " "]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))
+        .or_else(|| rest.is_empty().then_some(rest))
+        .map(|rest| (number, rest))
 }
 
 /// The spaces every line that is not blank starts with, when they are at least
@@ -334,5 +381,39 @@ mod tests {
         assert_eq!(paste_shape(log).indent, 0);
         let one_space: String = log.lines().map(|l| format!(" {l}\n")).collect();
         assert_eq!(paste_shape(&one_space).indent, 0);
+    }
+
+    /// A paste from `cat -n` or a log viewer, each line behind its number: read as the log
+    /// itself, a one-line paste too. A log's own leading numbers, which do not count up line by
+    /// line (ranks, steps), are its own.
+    #[test]
+    fn a_log_pasted_with_its_line_numbers_is_read_as_itself() {
+        let log = "step 1 loss 2.3\nTraceback (most recent call last):\n  File \"/srv/train.py\", line 20, in <module>\n    main()\nRuntimeError: CUDA error: an illegal memory access was encountered\n";
+        for numbered in [
+            log.lines()
+                .enumerate()
+                .map(|(i, l)| format!("{:6}\t{l}\n", i + 1))
+                .collect::<String>(),
+            log.lines()
+                .enumerate()
+                .map(|(i, l)| format!("{} {l}\n", i + 120))
+                .collect(),
+        ] {
+            assert!(paste_shape(&numbered).numbered, "{numbered}");
+            let lines = read_log(&numbered).error_lines;
+            assert_eq!(lines.len(), 1, "{lines:#?}");
+            assert_eq!(
+                lines[0].text,
+                "RuntimeError: CUDA error: an illegal memory access was encountered"
+            );
+        }
+        assert!(paste_shape("     1\tRuntimeError: boom\n").numbered);
+        for own in [
+            "0: RuntimeError: boom\n1: RuntimeError: boom\n0: step 3\n1: step 3\n",
+            "100 loss 2.3\n200 loss 2.1\n300 loss 1.9\n",
+            "3 workers started\n",
+        ] {
+            assert!(!paste_shape(own).numbered, "{own}");
+        }
     }
 }

@@ -19,7 +19,7 @@ use super::escaped::escaped_lines;
 use super::frame::is_frame;
 use super::kept::KeptLines;
 use super::memory::MemoryReader;
-use super::paste::PasteShape;
+use super::paste::{line_number, PasteShape};
 use super::rank::RankState;
 use super::turned::turns_non_finite;
 use super::unwrap::Unwrap;
@@ -113,6 +113,10 @@ impl<'c> LogReader<'c> {
 
     /// Reads one line, whole again if a terminal wrapped it, as line `number`.
     fn read_line(&mut self, physical: &str, number: usize) {
+        let physical = match self.shape.numbered {
+            true => line_number(physical).map_or(physical, |(_, rest)| rest),
+            false => physical,
+        };
         let indent = physical.len() - physical.trim_start_matches(' ').len();
         let physical = &physical[indent.min(self.shape.indent)..];
         for segment in physical.split('\r') {
