@@ -361,3 +361,18 @@ fn an_old_notebook_tracebacks_frames_are_not_the_failure() {
         "{first:#?}"
     );
 }
+
+/// A structured log's record with its traceback escaped in a field: the record's head (its
+/// `"level": "ERROR"` a field) is no failure, and the exception names it, though the hint after
+/// it is on the same physical line.
+#[test]
+fn a_json_records_escaped_traceback_names_the_failure() {
+    let d = diagnosed(include_str!("../fixtures/logs/json-record.log"));
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "cuda-illegal-memory-access", "{d:#?}");
+    let first = d.first_failure.expect("a first failing line");
+    assert!(
+        first.text.starts_with("RuntimeError: CUDA error"),
+        "{first:#?}"
+    );
+}

@@ -212,8 +212,10 @@ fn add_continuation(
                 add_hit(per_entry, &piece, role, w, hit);
             }
         }
+        // Only the piece's own evidence: an escaped traceback's pieces share one line number
+        // with the exception they follow.
         let evidence = per_entry.values_mut().flat_map(|a| a.evidence.iter_mut());
-        for e in evidence.filter(|e| e.line == *number) {
+        for e in evidence.filter(|e| e.line == *number && e.text == *text) {
             e.follows = Some(line.line);
         }
     }

@@ -285,10 +285,13 @@ impl<'c> LogReader<'c> {
         // A message that carries no error mark of its own (a tool's result printed as a dict,
         // `{'status': 'error', 'message': '...', 'traceback': 'Traceback (most recent call
         // last):\n...'}`) is still a line the log shows: a plain one, a stand-in when the log
-        // has no error line.
+        // has no error line. So is a structured record's head before its escaped traceback
+        // (`{"level": "ERROR", "msg": "training failed", "exc_info": "`): its level is a field,
+        // and the traceback says what failed.
+        let record_head = text.starts_with('{') && !text.ends_with('}');
         match classify_at(text, line.level, false) {
-            Some(kind) => self.error(lead, kind, number),
-            None => self.plain(lead, number),
+            Some(kind) if !record_head => self.error(lead, kind, number),
+            _ => self.plain(lead, number),
         }
     }
 
