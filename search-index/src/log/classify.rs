@@ -1,6 +1,10 @@
 //! What a cleaned line of a log is: an exception, another error, a warning, a traceback frame
 //! ([`super::frame`]), or a consequence of an earlier error.
 
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
 use super::clean::Level;
 use super::frame::is_frame;
 use super::LineKind;
@@ -113,10 +117,7 @@ pub fn classify(text: &str) -> Option<LineKind> {
     if is_nan_line(text) {
         return Some(LineKind::Error);
     }
-    if ERROR_MARKERS.iter().any(|m| has_marker(text, m))
-        || is_tool_diagnostic(text)
-        || text.starts_with("Error ")
-    {
+    if has_any_marker(text) || is_tool_diagnostic(text) || text.starts_with("Error ") {
         let lower = text.to_ascii_lowercase();
         if lower.starts_with("warning")
             || lower.contains("warning:")
@@ -134,18 +135,28 @@ pub fn classify(text: &str) -> Option<LineKind> {
     None
 }
 
-/// Whether `text` holds `marker`, other than inside an environment variable's setting
-/// (`HYDRA_FULL_ERROR=1`, `NCCL_ASYNC_ERROR_HANDLING=1`): a name that mentions errors is not one.
-fn has_marker(text: &str, marker: &str) -> bool {
-    text.match_indices(marker).any(|(at, _)| {
-        let name = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
-        let start = text[..at].trim_end_matches(name).len();
-        let end = at
-            + text[at..]
-                .find(|c: char| !name(c))
-                .unwrap_or(text.len() - at);
-        !(text[end..].starts_with('=') && text[start..end].contains('_'))
-    })
+/// Whether `text` holds one of [`ERROR_MARKERS`], other than inside an environment variable's
+/// setting (`HYDRA_FULL_ERROR=1`, `NCCL_ASYNC_ERROR_HANDLING=1`): a name that mentions errors is
+/// not one. One automaton finds every marker in one pass (the reader asks this of every line).
+fn has_any_marker(text: &str) -> bool {
+    static MARKERS: OnceLock<AhoCorasick> = OnceLock::new();
+    let markers = MARKERS.get_or_init(|| {
+        AhoCorasick::new(ERROR_MARKERS).expect("the error markers build an automaton")
+    });
+    markers
+        .find_overlapping_iter(text)
+        .any(|m| !inside_a_setting(text, m.start()))
+}
+
+/// Whether the marker found at `at` is part of a setting's name (`NCCL_ASYNC_ERROR_HANDLING=1`).
+fn inside_a_setting(text: &str, at: usize) -> bool {
+    let name = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
+    let start = text[..at].trim_end_matches(name).len();
+    let end = at
+        + text[at..]
+            .find(|c: char| !name(c))
+            .unwrap_or(text.len() - at);
+    text[end..].starts_with('=') && text[start..end].contains('_')
 }
 
 /// A compiler driver's diagnostic: the tool's name, `fatal` or `error`, a colon after a space

@@ -46,8 +46,11 @@ pub(super) fn is_file_frame(text: &str) -> bool {
 /// (`torch.cuda File "/opt/torch/_tensor.py", line 487, in backward`) or behind a server's
 /// record prefix (`... MODEL_LOG - File "/srv/handler.py", line 102, in predict`).
 fn is_prefixed_frame(text: &str) -> bool {
-    text.find(" File \"")
-        .is_some_and(|at| is_frame_tail(&text[at + " File \"".len()..]))
+    // Most lines hold no quote: a quick look first, the reader asks this of every line.
+    text.contains('"')
+        && text
+            .find(" File \"")
+            .is_some_and(|at| is_frame_tail(&text[at + " File \"".len()..]))
 }
 
 /// The function of a frame `rich` wrapped before its `in`: `in _inner_training_loop`.
@@ -90,6 +93,12 @@ fn is_frame_tail(text: &str) -> bool {
 /// long one: its path alone (`/opt/deepspeed/runtime/config.py:`), or its path and `in` with
 /// the function on the next line.
 pub(super) fn is_path_frame(text: &str) -> bool {
+    // The file's name ends the first word, or a path from a drive letter holds spaces: a quick
+    // look first, the reader asks this of every line.
+    let first = text.split(' ').next().unwrap_or_default();
+    if !first.contains(".py") && text.get(1..3) != Some(":\\") {
+        return false;
+    }
     let (place, function) = match text.split_once(" in ") {
         Some((place, function)) => (place, Some(function)),
         None => (text.strip_suffix(" in").unwrap_or(text), None),
