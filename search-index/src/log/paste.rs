@@ -61,6 +61,13 @@ pub fn paste_shape(text: &str) -> PasteShape {
 const MIN_NUMBERED_LINES: usize = 3;
 const NUMBERED_SHARE: f64 = 0.9;
 
+/// The number `line` starts with (after spaces), and what follows it.
+fn leading_number(line: &str) -> Option<(u64, &str)> {
+    let start = line.trim_start_matches(' ');
+    let digits = start.len() - start.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    Some((start[..digits].parse().ok()?, &start[digits..]))
+}
+
 /// Whether each line of `sample` starts with its number, counting up by one: a log's own
 /// numbers (ranks, steps, epochs) do not count up line by line. A paste too short to count
 /// on is numbered when each of its lines has `cat -n`'s number and tab.
@@ -78,21 +85,15 @@ fn numbered(sample: &str) -> bool {
         .count();
     let counts_up = counted as f64 >= NUMBERED_SHARE * lines.len().saturating_sub(1) as f64;
     let tabbed = !lines.is_empty()
-        && lines.iter().all(|l| {
-            let start = l.trim_start_matches(' ');
-            let rest = start.trim_start_matches(|c: char| c.is_ascii_digit());
-            rest.len() < start.len() && rest.starts_with('\t')
-        });
+        && (lines.iter())
+            .all(|l| leading_number(l).is_some_and(|(_, rest)| rest.starts_with('\t')));
     counts_up && (lines.len() >= MIN_NUMBERED_LINES || tabbed)
 }
 
 /// The number a numbered paste put before `line`, and the line without it: the number, then a
 /// tab, `: `, `| ` or one space (after which the line's own indentation starts).
 pub(super) fn line_number(line: &str) -> Option<(u64, &str)> {
-    let start = line.trim_start_matches(' ');
-    let digits = start.len() - start.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let number = start[..digits].parse().ok()?;
-    let rest = &start[digits..];
+    let (number, rest) = leading_number(line)?;
     ["\t", ": ", " | ", "| ", " "]
         .iter()
         .find_map(|sep| rest.strip_prefix(sep))
