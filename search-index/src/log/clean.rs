@@ -52,6 +52,7 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
     }
     let mut rank = None;
     let mut level = None;
+    let boxed = rest.len();
     // Prefixes: timestamps, brackets, ranks, hosts, in any order, a few times.
     for _ in 0..8 {
         let trimmed = rest.trim_start();
@@ -71,7 +72,7 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         rest = after.strip_prefix(' ').unwrap_or(after);
     }
     // A relay's prefix before a Rich box (pdsh's host before each line of it).
-    if rest.len() < s.trim_end().len() {
+    if rest.len() < boxed {
         rest = without_quotes_and_boxes(rest);
     }
     let indent = rest.len() - rest.trim_start().len();
@@ -91,9 +92,9 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
 /// exception group's traceback (`  | RuntimeError: ...`, `  + Exception Group Traceback`) around
 /// it, each mark with one space after it.
 fn without_quotes_and_boxes(mut rest: &str) -> &str {
-    rest = without_group_bars(rest);
     loop {
         let before = rest.len();
+        rest = without_group_bars(rest);
         let trimmed = rest.trim_start();
         if let Some(after) =
             trimmed.strip_prefix(|c: char| c == '>' || is_box(c) || c == '\u{feff}')
@@ -111,34 +112,26 @@ fn without_quotes_and_boxes(mut rest: &str) -> &str {
 /// group's traceback: `| ` before each line, nested, and `+ ` before its header. A table's row,
 /// which ends with a bar too, keeps its bars.
 fn without_group_bars(rest: &str) -> &str {
-    let mut inner = rest.trim_start();
+    let start = rest.trim_start();
+    // Each bar and its one space go; the traceback line's own indent after them stays.
+    let mut inner = start;
     while let Some(after) = inner.strip_prefix("| ") {
-        inner = after.trim_start();
+        inner = after;
     }
-    if let Some(after) = inner.strip_prefix("+ ") {
-        if let Some(header) = after.strip_prefix("Exception Group ") {
-            return header;
-        }
+    let bare = inner.trim_start();
+    if let Some(header) = bare.strip_prefix("+ Exception Group ") {
+        return header;
     }
     // `+-+---------------- 1 ----------------`, `+------------------------------------`
     let separator = |c: char| matches!(c, '+' | '-' | ' ' | '.') || c.is_ascii_digit();
-    if inner.starts_with("+-") && inner.chars().all(separator) {
+    if bare.starts_with("+-") && bare.chars().all(separator) {
         return "";
     }
-    let barred = inner.len() < rest.trim_start().len() && !rest.trim_end().ends_with('|');
-    if barred {
-        &rest[rest.len() - inner.len() - leading_space(inner, rest)..]
+    if inner.len() < start.len() && !rest.trim_end().ends_with('|') {
+        inner
     } else {
         rest
     }
-}
-
-/// The spaces before `inner` (a tail of `rest`) that are its own: a traceback line's indent
-/// after the bar and its one separating space.
-fn leading_space(inner: &str, rest: &str) -> usize {
-    let before = &rest[..rest.len() - inner.len()];
-    let bar = before.rfind('|').map_or(0, |i| i + 2);
-    before.len().saturating_sub(bar)
 }
 
 /// A line of Python's `^^^~~~` markers with text stuck among them, as ranks that print their

@@ -1,10 +1,13 @@
 //! Whether a cleaned line is a traceback frame or a line of code shown in one, in the shapes
 //! Python, IPython, `rich`, C++ and the relays that flatten them print.
 
-/// A traceback frame or a line of code shown in one: Python's `File "..."`, IPython's
-/// `Cell In[3], line 9`, `Input In [3], in <cell line: 1>()`, `----> 9 code`, numbered listings
-/// and a file and function on one line ([`is_path_frame`]); `rich`'s `❱ 353 │ main()`; C++
-/// `frame #12`, carets.
+/// A traceback frame or a line of code shown in one: Python's `File "..."`, also behind another
+/// process's output or a server's record prefix ([`is_prefixed_frame`]) or broken inside its path
+/// ([`is_frame_tail`]); IPython's `Cell In[3], line 9`, `Input In [3], in <cell line: 1>()`,
+/// `----> 9 code`, numbered listings and a file and function on one line ([`is_path_frame`]);
+/// `rich`'s `❱ 353 │ main()`, and its frame wrapped before `in` or inside the path
+/// ([`is_wrapped_function`], [`is_bare_path`]); C++ `frame #12`; carets; marks where a paste
+/// left lines out ([`is_elision`]).
 pub fn is_frame(text: &str) -> bool {
     text.starts_with("File ")
         || text.starts_with("frame #")

@@ -183,23 +183,28 @@ fn rich_tracebacks_frames_are_frames() {
 #[test]
 fn an_exception_groups_exception_is_the_failure() {
     let log = "  + Exception Group Traceback (most recent call last):\n  |   File \"/srv/app/serve.py\", line 88, in main\n  |     async with asyncio.TaskGroup() as tg:\n  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n    |   File \"/srv/app/engine.py\", line 41, in step\n    |     out = self.model(batch)\n    | RuntimeError: CUDA error: an illegal memory access was encountered\n    +------------------------------------\n";
-    let report = read_log(log);
-    let lines: Vec<(&str, bool)> = (report.error_lines.iter())
-        .map(|l| (l.text.as_str(), l.collateral))
-        .collect();
-    assert_eq!(
-        lines,
-        [
-            (
-                "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
-                true
-            ),
-            (
-                "RuntimeError: CUDA error: an illegal memory access was encountered",
-                false
-            )
-        ]
-    );
+    // As pasted, and quoted in a reply (`> ` before each line, then the bars).
+    let quoted: String = log.lines().map(|l| format!("> {l}\n")).collect();
+    for log in [log, quoted.as_str()] {
+        let report = read_log(log);
+        let lines: Vec<(&str, bool)> = (report.error_lines.iter())
+            .map(|l| (l.text.as_str(), l.collateral))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (
+                    "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+                    true
+                ),
+                (
+                    "RuntimeError: CUDA error: an illegal memory access was encountered",
+                    false
+                )
+            ],
+            "{log}"
+        );
+    }
 }
 
 /// `logging.error(traceback.format_exc())` puts the record's head before the traceback's
