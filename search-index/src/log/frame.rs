@@ -45,6 +45,11 @@ pub(super) fn is_file_frame(text: &str) -> bool {
     text.starts_with("File ") || is_prefixed_frame(text)
 }
 
+/// A Python frame's whole `File "path", line 12, in function` line.
+pub(super) fn is_python_frame(text: &str) -> bool {
+    text.strip_prefix("File \"").is_some_and(is_frame_tail)
+}
+
 /// A Python frame behind something another process printed on the same line
 /// (`torch.cuda File "/opt/torch/_tensor.py", line 487, in backward`) or behind a server's
 /// record prefix (`... MODEL_LOG - File "/srv/handler.py", line 102, in predict`).

@@ -29,6 +29,8 @@ mod relay;
 pub mod skim;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod traceback_tests;
 mod turned;
 mod unwrap;
 mod words;

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use super::classify::exception_head;
 use super::clean::CleanLine;
 use super::cues::CueHit;
-use super::frame::{is_file_frame, is_frame, is_name_char, is_path_frame};
+use super::frame::{is_file_frame, is_frame, is_name_char, is_path_frame, is_python_frame};
 use super::{ErrorLine, LineKind};
 
 /// What the reader keeps of one rank's output.
@@ -41,14 +41,58 @@ pub(super) struct RankState {
     /// The last line was a frame named by its file (`rich`'s, which wraps long ones): a next
     /// line that is one name is the rest of its function's name.
     pub(super) function_next: bool,
+    /// The traceback being read began at a frame, its header cut off by the paste.
+    pub(super) headerless: bool,
+    /// The traceback's last line, when it is a frame's `raise` statement (and its number).
+    pub(super) cut_raise: Option<(CleanLine, usize)>,
 }
 
 impl RankState {
+    /// Opens a traceback at `frame`, a Python frame outside any: a paste cut above it. Its
+    /// header would have been two columns left of the frame.
+    pub(super) fn open_headerless(&mut self, frame: &CleanLine) {
+        self.in_traceback = true;
+        self.headerless = true;
+        self.continuing = None;
+        self.flat_frame = false;
+        self.traceback_indent = frame.indent.saturating_sub(2);
+    }
+
+    /// Whether `line` is the exception line that ends the traceback being read. A Python
+    /// frame outside any traceback opens one (a paste cut its header); when such frames end at
+    /// a line that reads as no exception, the traceback closes, and its cues are handed back
+    /// with `false`: the line is read as any other.
+    pub(super) fn exception_ends(&mut self, line: &CleanLine) -> (bool, Vec<CueHit>) {
+        if !self.in_traceback && self.awaiting.is_none() && is_python_frame(&line.text) {
+            self.open_headerless(line);
+        }
+        let ends = self.ends_traceback(line);
+        if !(self.in_traceback && ends) {
+            return (false, Vec::new());
+        }
+        if std::mem::take(&mut self.headerless) && !exception_head(&line.text) {
+            self.in_traceback = false;
+            return (false, std::mem::take(&mut self.cues));
+        }
+        (true, Vec::new())
+    }
+
+    /// Keeps `line`, a line inside the traceback, when it is a frame's `raise` or `assert`
+    /// statement: if the traceback is cut right after it, it is all the log shows of the
+    /// exception.
+    pub(super) fn note_raise(&mut self, line: &CleanLine, number: usize) {
+        let raises = ["raise ", "assert "]
+            .iter()
+            .any(|s| line.text.starts_with(s));
+        let raises = raises && !is_frame(&line.text);
+        self.cut_raise = raises.then(|| (line.clone(), number));
+    }
+
     /// Whether `line` ends the traceback being read (if one is): a line no deeper than its
     /// header that is neither a frame nor the source line of a frame whose indentation a relay
     /// dropped; or, deeper, an exception with its message, which no source line is (TensorFlow
     /// prints the error a traced function raised indented under its frames).
-    pub(super) fn ends_traceback(&mut self, line: &CleanLine) -> bool {
+    fn ends_traceback(&mut self, line: &CleanLine) -> bool {
         if self.in_traceback && line.indent > self.traceback_indent && nested_exception(&line.text)
         {
             self.flat_frame = false;

@@ -193,6 +193,7 @@ impl<'c> LogReader<'c> {
                 }
             }
             state.in_traceback = true;
+            state.headerless = false;
             state.continuing = None;
             state.flat_frame = false;
             state.traceback_indent = line.indent;
@@ -200,8 +201,13 @@ impl<'c> LogReader<'c> {
             return;
         }
         let state = self.ranks.entry(line.rank).or_default();
-        let ends_traceback = state.ends_traceback(&line);
-        let kind = if state.in_traceback && ends_traceback {
+        let (ends_traceback, cut_cues) = state.exception_ends(&line);
+        for hit in cut_cues {
+            if self.cue_seen.insert(hit.cue) {
+                self.cue_hits.push(hit);
+            }
+        }
+        let kind = if ends_traceback {
             if line
                 .text
                 .starts_with("During handling of the above exception")
@@ -228,6 +234,7 @@ impl<'c> LogReader<'c> {
             }
             Some(kind)
         } else if state.in_traceback {
+            state.note_raise(&line, number);
             None
         } else if let Some(text) = message_below(&line.text) {
             let kind = exception_kind(&text);
@@ -495,6 +502,17 @@ impl<'c> LogReader<'c> {
             .collect();
         for (line, kind, number) in awaiting {
             self.error(line, kind, number);
+        }
+        // A traceback cut right after its last frame's `raise` or `assert` statement: that
+        // statement is all the log shows of the exception.
+        let raised: Vec<_> = (self.ranks.values_mut())
+            .filter(|state| state.in_traceback)
+            .filter_map(|state| state.cut_raise.take())
+            .collect();
+        for (line, number) in raised {
+            if let Some(kind) = classify_at(&line.text, line.level, true) {
+                self.error(line, kind, number);
+            }
         }
         let mut pending = Vec::new();
         let mut cut_traceback = false;
