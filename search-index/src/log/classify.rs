@@ -357,7 +357,9 @@ pub fn is_relay_of_what_follows(text: &str) -> bool {
         && PLACES.iter().any(|p| rest[name.len()..].starts_with(p))
 }
 
-/// Errors that follow from an earlier one: launcher summaries, aborts, other ranks' timeouts.
+/// Errors that follow from an earlier one: launcher summaries, aborts, other ranks' timeouts,
+/// Slurm's banner for a step it cancelled. (Slurm's report that the step ran out of memory,
+/// `slurmstepd: error: Detected 1 oom-kill event(s)`, says why the processes before it died.)
 pub fn is_collateral(text: &str) -> bool {
     const MARKERS: [&str; 10] = [
         "Some NCCL operations have failed or timed out",
@@ -369,7 +371,7 @@ pub fn is_collateral(text: &str) -> bool {
         "process group has been destroyed",
         "The server socket has failed to listen",
         "terminate called after throwing",
-        "slurmstepd: error:",
+        "slurmstepd: error: ***",
     ];
     is_launcher_summary(text) || MARKERS.iter().any(|m| text.contains(m))
 }
@@ -378,6 +380,17 @@ pub fn is_collateral(text: &str) -> bool {
 mod tests {
     use super::*;
     use crate::log::read_log;
+
+    /// Slurm prints after the program's own output both why it stopped a step and that it
+    /// cancelled it: only the cancellation follows from the failure.
+    #[test]
+    fn slurms_memory_report_explains_and_its_cancel_banner_follows() {
+        let log = "RuntimeError: DataLoader worker (pid(s) 3418) exited unexpectedly\nslurmstepd: error: Detected 1 oom-kill event(s) in StepId=88.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.\nslurmstepd: error: *** STEP 88.0 ON node7 CANCELLED AT 2024-03-01T10:00:00 ***\n";
+        let collateral: Vec<bool> = (read_log(log).error_lines.iter())
+            .map(|l| l.collateral)
+            .collect();
+        assert_eq!(collateral, [false, false, true]);
+    }
 
     #[test]
     fn a_re_raise_of_a_workers_exception_is_collateral_to_it() {
