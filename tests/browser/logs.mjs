@@ -314,4 +314,20 @@ export const EVIDENCE_LOGS = [
     '    state = torch.load(path, map_location="cpu")',
     "FileNotFoundError: [Errno 2] No such file or directory: 'checkpoints/none.pt'",
   ].join('\n'), 'possible', null],
+  ['a paste cut above its frames, with the raise statement under the last one', [
+    '[...]',
+    '  File "/opt/venv/lib/python3.10/site-packages/torch/amp/grad_scaler.py", line 337, in unscale_',
+    '    optimizer_state["found_inf_per_device"] = self._unscale_grads_(',
+    '  File "/opt/venv/lib/python3.10/site-packages/torch/amp/grad_scaler.py", line 259, in _unscale_grads_',
+    '    raise ValueError("Attempting to unscale FP16 gradients.")',
+    'ValueError: Attempting to unscale FP16 gradients.',
+  ].join('\n'), 'diagnosis', 'gradscaler-unscale-fp16-gradients'],
+  ['a traceback cut right after its last raise statement', [
+    'Epoch 3:  41%|████      | 812/1980 [05:12<07:30, 2.59it/s, loss=2.31]',
+    'Traceback (most recent call last):',
+    '  File "/opt/venv/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 1133, in _try_get_data',
+    '    data = self._data_queue.get(timeout=timeout)',
+    '  File "/usr/lib/python3.10/multiprocessing/reduction.py", line 164, in recvfds',
+    "    raise RuntimeError('received %d items of ancdata' %",
+  ].join('\n'), 'diagnosis', 'dataloader-too-many-open-files'],
 ];
