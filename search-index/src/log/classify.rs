@@ -358,8 +358,9 @@ pub fn is_relay_of_what_follows(text: &str) -> bool {
 }
 
 /// Errors that follow from an earlier one: launcher summaries, aborts, other ranks' timeouts,
-/// Slurm's banner for a step it cancelled. (Slurm's report that the step ran out of memory,
-/// `slurmstepd: error: Detected 1 oom-kill event(s)`, says why the processes before it died.)
+/// Slurm's `***` banner for a step it cancelled (after a failure, or at a time limit, which no
+/// entry explains either way). Slurm's report that the step ran out of memory,
+/// `slurmstepd: error: Detected 1 oom-kill event(s)`, says why the processes before it died.
 pub fn is_collateral(text: &str) -> bool {
     const MARKERS: [&str; 10] = [
         "Some NCCL operations have failed or timed out",

@@ -52,7 +52,7 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
     }
     let mut rank = None;
     let mut level = None;
-    let boxed = rest.len();
+    let unprefixed = rest.len();
     // Prefixes: timestamps, brackets, ranks, hosts, in any order, a few times.
     for _ in 0..8 {
         let trimmed = rest.trim_start();
@@ -72,7 +72,7 @@ pub fn clean_line(raw: &str) -> Option<CleanLine> {
         rest = after.strip_prefix(' ').unwrap_or(after);
     }
     // A relay's prefix before a Rich box (pdsh's host before each line of it).
-    if rest.len() < boxed {
+    if rest.len() < unprefixed {
         rest = without_quotes_and_boxes(rest);
     }
     let indent = rest.len() - rest.trim_start().len();

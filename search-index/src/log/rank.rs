@@ -1,13 +1,14 @@
 //! What the log reader keeps of one rank's output between its lines.
 //!
 //! Takes the rank's lines as the reader reads them; holds whether a traceback is open (and how
-//! deep its header was), the last lines (an exception's context), the traceback's cues until
-//! its exception line, and the exception line that awaits its message; tells whether a line
+//! deep its header was, or that a paste cut it above its frames), the last lines (an
+//! exception's context), the traceback's cues until its exception line, its last `raise` or
+//! `assert` statement, and the exception line that awaits its message; tells whether a line
 //! ends the traceback.
 
 use std::collections::VecDeque;
 
-use super::classify::exception_head;
+use super::classify::{classify_at, exception_head};
 use super::clean::CleanLine;
 use super::cues::CueHit;
 use super::frame::{is_file_frame, is_frame, is_name_char, is_path_frame, is_python_frame};
@@ -43,33 +44,49 @@ pub(super) struct RankState {
     pub(super) function_next: bool,
     /// The traceback being read began at a frame, its header cut off by the paste.
     pub(super) headerless: bool,
-    /// The traceback's last line, when it is a frame's `raise` statement (and its number).
+    /// The traceback's last line, when it is a frame's `raise` or `assert` statement (and
+    /// its number).
     pub(super) cut_raise: Option<(CleanLine, usize)>,
 }
 
 impl RankState {
-    /// Opens a traceback at `frame`, a Python frame outside any: a paste cut above it. Its
-    /// header would have been two columns left of the frame.
-    pub(super) fn open_headerless(&mut self, frame: &CleanLine) {
-        self.in_traceback = true;
-        self.headerless = true;
-        self.continuing = None;
-        self.flat_frame = false;
-        self.traceback_indent = frame.indent.saturating_sub(2);
+    /// Opens a traceback at its header, indented by `indent`.
+    pub(super) fn open_at_header(&mut self, indent: usize) {
+        self.open(indent);
+        self.headerless = false;
+        self.recent.clear();
     }
 
-    /// Whether `line` is the exception line that ends the traceback being read. A Python
-    /// frame outside any traceback opens one (a paste cut its header); when such frames end at
-    /// a line that reads as no exception, the traceback closes, and its cues are handed back
-    /// with `false`: the line is read as any other.
-    pub(super) fn exception_ends(&mut self, line: &CleanLine) -> (bool, Vec<CueHit>) {
-        if !self.in_traceback && self.awaiting.is_none() && is_python_frame(&line.text) {
-            self.open_headerless(line);
+    /// Opens a traceback at `line` when it is a Python frame outside any (and no exception
+    /// awaits its message): a paste cut above it. Its header would have been two columns left
+    /// of the frame.
+    pub(super) fn open_at_frame(&mut self, line: &CleanLine) {
+        if self.in_traceback || self.awaiting.is_some() || !is_python_frame(&line.text) {
+            return;
         }
+        self.open(line.indent.saturating_sub(2));
+        self.headerless = true;
+    }
+
+    fn open(&mut self, indent: usize) {
+        self.in_traceback = true;
+        self.continuing = None;
+        self.flat_frame = false;
+        self.traceback_indent = indent;
+        self.cut_raise = None;
+    }
+
+    /// Whether `line` ends the traceback being read, at what is read as its exception line
+    /// (after a header, any line that ends it: the caller tells the chaining lines apart).
+    /// Frames whose header a paste cut that end at a line reading as no exception close
+    /// without one: their cues are handed back with `false`, and the line is read as any
+    /// other.
+    pub(super) fn ends_at(&mut self, line: &CleanLine) -> (bool, Vec<CueHit>) {
         let ends = self.ends_traceback(line);
         if !(self.in_traceback && ends) {
             return (false, Vec::new());
         }
+        self.cut_raise = None;
         if std::mem::take(&mut self.headerless) && !exception_head(&line.text) {
             self.in_traceback = false;
             return (false, std::mem::take(&mut self.cues));
@@ -77,15 +94,30 @@ impl RankState {
         (true, Vec::new())
     }
 
-    /// Keeps `line`, a line inside the traceback, when it is a frame's `raise` or `assert`
-    /// statement: if the traceback is cut right after it, it is all the log shows of the
-    /// exception.
+    /// Notes `line`, a line inside the traceback: the traceback's last line so far is a
+    /// frame's `raise` or `assert` statement, or it is not. (Python's `^^^` markers under a
+    /// statement are no line by then: cleaning drops them.)
     pub(super) fn note_raise(&mut self, line: &CleanLine, number: usize) {
         let raises = ["raise ", "assert "]
             .iter()
             .any(|s| line.text.starts_with(s));
         let raises = raises && !is_frame(&line.text);
         self.cut_raise = raises.then(|| (line.clone(), number));
+    }
+
+    /// The statement a traceback the log ends in stops at, when it is its last frame's
+    /// `raise` or `assert`: an error line, all the log shows of the exception, with its kind.
+    pub(super) fn cut_error(&mut self) -> Option<(CleanLine, LineKind, usize)> {
+        if !self.in_traceback {
+            return None;
+        }
+        let (line, number) = self.cut_raise.take()?;
+        let raised = line.text.strip_prefix("raise ").map_or(true, |rest| {
+            exception_head(rest.split(['(', ' ']).next().unwrap_or_default())
+        });
+        let kind =
+            classify_at(&line.text, line.level, true).or(raised.then_some(LineKind::Exception))?;
+        Some((line, kind, number))
     }
 
     /// Whether `line` ends the traceback being read (if one is): a line no deeper than its

@@ -170,6 +170,11 @@ impl<'c> LogReader<'c> {
     }
 
     fn segment(&mut self, line: CleanLine, number: usize) {
+        // Before the cues: a traceback's cues wait for its exception line.
+        self.ranks
+            .entry(line.rank)
+            .or_default()
+            .open_at_frame(&line);
         self.find_cues(&line, number);
         self.memory.line(&line.text, number);
         let Some(line) = self.message_of_awaiting(line) else {
@@ -192,16 +197,11 @@ impl<'c> LogReader<'c> {
                     self.headers.push(unfinished);
                 }
             }
-            state.in_traceback = true;
-            state.headerless = false;
-            state.continuing = None;
-            state.flat_frame = false;
-            state.traceback_indent = line.indent;
-            state.recent.clear();
+            state.open_at_header(line.indent);
             return;
         }
         let state = self.ranks.entry(line.rank).or_default();
-        let (ends_traceback, cut_cues) = state.exception_ends(&line);
+        let (ends_traceback, cut_cues) = state.ends_at(&line);
         for hit in cut_cues {
             if self.cue_seen.insert(hit.cue) {
                 self.cue_hits.push(hit);
@@ -478,12 +478,13 @@ impl<'c> LogReader<'c> {
         self.cues.into_iter().flat_map(CueSet::texts)
     }
 
-    /// Error lines found so far (distinct ones, and IPython headers still waiting for
-    /// their exception): a count that grows when the log shows a new error.
+    /// Error lines found so far (distinct ones, IPython headers still waiting for their
+    /// exception, and the `raise` a traceback stops at so far): a count that grows when the
+    /// log shows a new error.
     pub fn errors_found(&self) -> usize {
-        self.folded.len()
-            + self.headers.len()
-            + self.ranks.values().filter(|r| r.pending.is_some()).count()
+        let waiting =
+            |r: &&RankState| r.pending.is_some() || (r.in_traceback && r.cut_raise.is_some());
+        self.folded.len() + self.headers.len() + self.ranks.values().filter(waiting).count()
     }
 
     /// The report of everything read so far, reading on afterwards (`errata watch`): what
@@ -503,16 +504,11 @@ impl<'c> LogReader<'c> {
         for (line, kind, number) in awaiting {
             self.error(line, kind, number);
         }
-        // A traceback cut right after its last frame's `raise` or `assert` statement: that
-        // statement is all the log shows of the exception.
         let raised: Vec<_> = (self.ranks.values_mut())
-            .filter(|state| state.in_traceback)
-            .filter_map(|state| state.cut_raise.take())
+            .filter_map(RankState::cut_error)
             .collect();
-        for (line, number) in raised {
-            if let Some(kind) = classify_at(&line.text, line.level, true) {
-                self.error(line, kind, number);
-            }
+        for (line, kind, number) in raised {
+            self.error(line, kind, number);
         }
         let mut pending = Vec::new();
         let mut cut_traceback = false;

@@ -40,3 +40,40 @@ fn a_cut_tracebacks_last_raise_stands_for_its_exception() {
         .iter()
         .all(|l| !l.text.starts_with("raise")));
 }
+
+/// A `raise` statement counts only while its traceback is the one the log ends in: once the
+/// exception line came, a chained traceback cut after its header does not bring it back.
+#[test]
+fn a_raise_whose_exception_came_is_no_cut_error() {
+    let log = "Traceback (most recent call last):\n  File \"/srv/io.py\", line 3, in read\n    raise KeyError('k')\nKeyError: 'k'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n";
+    let texts: Vec<String> = (read_log(log).error_lines.iter())
+        .map(|l| l.text.clone())
+        .collect();
+    assert_eq!(texts, ["KeyError: 'k'"]);
+}
+
+/// A raise of a class no marker names (a project's own exception) stands for it too; a raise
+/// of a variable says nothing.
+#[test]
+fn a_cut_raise_of_any_exception_class_counts() {
+    let frames = "Traceback (most recent call last):\n  File \"/srv/cfg.py\", line 7, in get\n";
+    let report = read_log(&format!("{frames}    raise SchemaCheckFailure(key)\n"));
+    assert_eq!(report.error_lines.len(), 1, "{report:#?}");
+    assert_eq!(report.error_lines[0].kind, LineKind::Exception);
+    let report = read_log(&format!("{frames}    raise exc\n"));
+    assert!(report
+        .error_lines
+        .iter()
+        .all(|l| l.kind != LineKind::Exception));
+}
+
+/// Frames whose header was cut, then a whole traceback: the header opens a traceback of its
+/// own, and the frames' cues wait for an exception line like any traceback's.
+#[test]
+fn cut_frames_then_a_whole_traceback() {
+    let log = "[...]\n  File \"/srv/a.py\", line 1, in f\n    g()\nTraceback (most recent call last):\n  File \"/srv/b.py\", line 2, in h\n    k()\nValueError: bad value\n";
+    let texts: Vec<String> = (read_log(log).error_lines.iter())
+        .map(|l| l.text.clone())
+        .collect();
+    assert_eq!(texts, ["ValueError: bad value"]);
+}
