@@ -112,11 +112,9 @@ impl RankState {
             return None;
         }
         let (line, number) = self.cut_raise.take()?;
-        let raised = line.text.strip_prefix("raise ").map_or(true, |rest| {
-            exception_head(rest.split(['(', ' ']).next().unwrap_or_default())
-        });
-        let kind =
-            classify_at(&line.text, line.level, true).or(raised.then_some(LineKind::Exception))?;
+        // Read as any line: a raise of a class no marker names (`ProcessRaisedException`,
+        // whose child's error is elsewhere) says too little.
+        let kind = classify_at(&line.text, line.level, true)?;
         Some((line, kind, number))
     }
 

@@ -52,21 +52,6 @@ fn a_raise_whose_exception_came_is_no_cut_error() {
     assert_eq!(texts, ["KeyError: 'k'"]);
 }
 
-/// A raise of a class no marker names (a project's own exception) stands for it too; a raise
-/// of a variable says nothing.
-#[test]
-fn a_cut_raise_of_any_exception_class_counts() {
-    let frames = "Traceback (most recent call last):\n  File \"/srv/cfg.py\", line 7, in get\n";
-    let report = read_log(&format!("{frames}    raise SchemaCheckFailure(key)\n"));
-    assert_eq!(report.error_lines.len(), 1, "{report:#?}");
-    assert_eq!(report.error_lines[0].kind, LineKind::Exception);
-    let report = read_log(&format!("{frames}    raise exc\n"));
-    assert!(report
-        .error_lines
-        .iter()
-        .all(|l| l.kind != LineKind::Exception));
-}
-
 /// Frames whose header was cut, then a whole traceback: the header opens a traceback of its
 /// own, and the frames' cues wait for an exception line like any traceback's.
 #[test]
