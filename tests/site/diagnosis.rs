@@ -140,10 +140,15 @@ Traceback (most recent call last):
   File \"/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_param_coordinator.py\", line 310, in fetch_sub_module
     assert param.ds_status == ZeroParamStatus.AVAILABLE, param.ds_summary()
 ";
-    let d = diagnosed(log);
-    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
     // The traceback is cut before its exception line: its frames, not the warning, say what
-    // crashed.
+    // crashed, and they name no failure.
+    let frames_only = log.rsplit_once("    assert ").unwrap().0;
+    let d = diagnosed(frames_only);
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "deepspeed-zero3-partition-errors", "{d:#?}");
+    // Cut right after its last frame's assert statement, the statement is the failure.
+    let d = diagnosed(log);
+    assert_eq!(d.first_failure.as_ref().map(|f| f.line), Some(7), "{d:#?}");
     assert_eq!(top(&d), "deepspeed-zero3-partition-errors", "{d:#?}");
 }
 
