@@ -2,43 +2,46 @@
 
 use super::*;
 
+/// The texts of the error lines read in `log`.
+fn error_texts(log: &str) -> Vec<String> {
+    (read_log(log).error_lines.iter())
+        .map(|l| l.text.clone())
+        .collect()
+}
+
 /// A paste cut above a traceback's frames still holds a traceback: the `raise` statement
 /// printed under the last frame is code, and the exception line below it is the failure.
 #[test]
 fn frames_without_their_header_are_a_traceback() {
     let log = "[...]\n  File \"/opt/lib/xformers/ops/fmha/dispatch.py\", line 76, in _run_priority_list\n    raise NotImplementedError(msg)\nNotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n";
-    let report = read_log(log);
-    let texts: Vec<&str> = report.error_lines.iter().map(|l| l.text.as_str()).collect();
     assert_eq!(
-        texts,
+        error_texts(log),
         ["NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:"]
     );
     // Frames with no exception after them end at the next line, read as any other.
-    let report = read_log(
-        "  File \"/srv/train.py\", line 9, in main\n    step()\nepoch 3 done\nRuntimeError: boom\n",
-    );
-    let texts: Vec<&str> = report.error_lines.iter().map(|l| l.text.as_str()).collect();
-    assert_eq!(texts, ["RuntimeError: boom"]);
+    let log =
+        "  File \"/srv/train.py\", line 9, in main\n    step()\nepoch 3 done\nRuntimeError: boom\n";
+    assert_eq!(error_texts(log), ["RuntimeError: boom"]);
 }
 
 /// A traceback cut right after its last frame's `raise` or `assert` statement: the statement
-/// is all the log shows of the exception, and it is read as the error. A `raise` in an earlier
-/// frame is code as ever.
+/// is all the log shows of the exception, and it is read as the error (Python's markers under
+/// it change nothing). A `raise` in an earlier frame is code as ever.
 #[test]
 fn a_cut_tracebacks_last_raise_stands_for_its_exception() {
     let frames = "Traceback (most recent call last):\n  File \"/usr/lib/python3.8/multiprocessing/reduction.py\", line 164, in recvfds\n    raise RuntimeError('received %d items of ancdata' %\n";
-    let report = read_log(frames);
-    let texts: Vec<&str> = report.error_lines.iter().map(|l| l.text.as_str()).collect();
     assert_eq!(
-        texts,
+        error_texts(frames),
         ["raise RuntimeError('received %d items of ancdata' %"]
+    );
+    let asserted = "[...]\n  File \"/opt/ds/zero/partition_parameters.py\", line 284, in free_param\n    assert not param.ds_active_sub_modules, param.ds_summary()\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n";
+    assert_eq!(
+        error_texts(asserted),
+        ["assert not param.ds_active_sub_modules, param.ds_summary()"]
     );
     let deeper =
         format!("{frames}  File \"/srv/io.py\", line 3, in read\n    data = sock.recv(8)\n");
-    assert!(read_log(&deeper)
-        .error_lines
-        .iter()
-        .all(|l| !l.text.starts_with("raise")));
+    assert!(error_texts(&deeper).iter().all(|t| !t.starts_with("raise")));
 }
 
 /// A `raise` statement counts only while its traceback is the one the log ends in: once the
@@ -46,10 +49,7 @@ fn a_cut_tracebacks_last_raise_stands_for_its_exception() {
 #[test]
 fn a_raise_whose_exception_came_is_no_cut_error() {
     let log = "Traceback (most recent call last):\n  File \"/srv/io.py\", line 3, in read\n    raise KeyError('k')\nKeyError: 'k'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n";
-    let texts: Vec<String> = (read_log(log).error_lines.iter())
-        .map(|l| l.text.clone())
-        .collect();
-    assert_eq!(texts, ["KeyError: 'k'"]);
+    assert_eq!(error_texts(log), ["KeyError: 'k'"]);
 }
 
 /// Frames whose header was cut, then a whole traceback: the header opens a traceback of its
@@ -57,8 +57,5 @@ fn a_raise_whose_exception_came_is_no_cut_error() {
 #[test]
 fn cut_frames_then_a_whole_traceback() {
     let log = "[...]\n  File \"/srv/a.py\", line 1, in f\n    g()\nTraceback (most recent call last):\n  File \"/srv/b.py\", line 2, in h\n    k()\nValueError: bad value\n";
-    let texts: Vec<String> = (read_log(log).error_lines.iter())
-        .map(|l| l.text.clone())
-        .collect();
-    assert_eq!(texts, ["ValueError: bad value"]);
+    assert_eq!(error_texts(log), ["ValueError: bad value"]);
 }
