@@ -108,14 +108,21 @@ impl RankState {
     /// The statement a traceback the log ends in stops at, when it is its last frame's
     /// `raise` or `assert`: an error line, all the log shows of the exception, with its kind.
     pub(super) fn cut_error(&mut self) -> Option<(CleanLine, LineKind, usize)> {
-        if !self.in_traceback {
-            return None;
-        }
+        let kind = self.cut_kind()?;
         let (line, number) = self.cut_raise.take()?;
+        Some((line, kind, number))
+    }
+
+    /// Whether the traceback would give [`RankState::cut_error`] if the log ended here.
+    pub(super) fn has_cut_error(&self) -> bool {
+        self.cut_kind().is_some()
+    }
+
+    fn cut_kind(&self) -> Option<LineKind> {
+        let (line, _) = self.cut_raise.as_ref().filter(|_| self.in_traceback)?;
         // Read as any line: a raise of a class no marker names (`ProcessRaisedException`,
         // whose child's error is elsewhere) says too little.
-        let kind = classify_at(&line.text, line.level, true)?;
-        Some((line, kind, number))
+        classify_at(&line.text, line.level, true)
     }
 
     /// Whether `line` ends the traceback being read (if one is): a line no deeper than its

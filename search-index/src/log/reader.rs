@@ -482,8 +482,7 @@ impl<'c> LogReader<'c> {
     /// exception, and the `raise` a traceback stops at so far): a count that grows when the
     /// log shows a new error.
     pub fn errors_found(&self) -> usize {
-        let waiting =
-            |r: &&RankState| r.pending.is_some() || (r.in_traceback && r.cut_raise.is_some());
+        let waiting = |r: &&RankState| r.pending.is_some() || r.has_cut_error();
         self.folded.len() + self.headers.len() + self.ranks.values().filter(waiting).count()
     }
 

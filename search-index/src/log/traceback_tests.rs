@@ -59,3 +59,25 @@ fn cut_frames_then_a_whole_traceback() {
     let log = "[...]\n  File \"/srv/a.py\", line 1, in f\n    g()\nTraceback (most recent call last):\n  File \"/srv/b.py\", line 2, in h\n    k()\nValueError: bad value\n";
     assert_eq!(error_texts(log), ["ValueError: bad value"]);
 }
+
+/// `errata watch` counts a traceback's last `raise` as an error found while it is the last
+/// line; once the exception line comes, that line is the error instead.
+#[test]
+fn a_cut_raise_counts_for_watch_until_its_exception_comes() {
+    let mut reader = LogReader::default();
+    reader.line("Traceback (most recent call last):");
+    reader.line("  File \"/srv/io.py\", line 3, in read");
+    reader.line("    raise RuntimeError('disk gone')");
+    assert_eq!(reader.errors_found(), 1);
+    let so_far = reader.snapshot();
+    assert_eq!(
+        so_far.error_lines[0].text,
+        "raise RuntimeError('disk gone')"
+    );
+    reader.line("RuntimeError: disk gone");
+    assert_eq!(reader.errors_found(), 1);
+    let texts: Vec<String> = (reader.finish().error_lines.iter())
+        .map(|l| l.text.clone())
+        .collect();
+    assert_eq!(texts, ["RuntimeError: disk gone"]);
+}
