@@ -376,3 +376,21 @@ fn a_json_records_escaped_traceback_names_the_failure() {
         "{first:#?}"
     );
 }
+
+/// A message several entries print (`also:`) names none of them, unless another line of the
+/// log names one entry's failure and no rival's: Slurm's report of an oom-kill under a dead
+/// DataLoader worker says host memory, not `/dev/shm`.
+#[test]
+fn a_line_of_its_own_tells_entries_sharing_a_message_apart() {
+    let worker = "  File \"/opt/venv/lib/python3.10/site-packages/torch/utils/data/dataloader.py\", line 1133, in _try_get_data
+    raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e
+RuntimeError: DataLoader worker (pid(s) 51210) exited unexpectedly
+";
+    let alone = diagnosed(worker);
+    assert_eq!(alone.outcome, Outcome::Possible, "{alone:#?}");
+    let reported = diagnosed(&format!(
+        "{worker}slurmstepd: error: Detected 1 oom-kill event(s) in StepId=77120.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.\n"
+    ));
+    assert_eq!(reported.outcome, Outcome::Diagnosis, "{reported:#?}");
+    assert_eq!(top(&reported), "cpu-ram-exhaustion", "{reported:#?}");
+}

@@ -77,7 +77,9 @@ pub(super) fn decide(
             .find(|l| l.kind == LineKind::Exception && !l.collateral)
             .map(|l| l.line),
     };
-    let named = (entries.first()).map(|top| names_the_failure(top, &entries[1..], &log));
+    own_line_first(&mut entries, &log);
+    let all: Vec<&DiagnosedEntry> = entries.iter().collect();
+    let named = (all.split_first()).map(|(top, others)| names_the_failure(top, others, &log));
     let outcome = match named {
         None => Outcome::None,
         Some(Ok(())) => Outcome::Diagnosis,
@@ -214,21 +216,138 @@ struct Log {
     crash: Option<usize>,
 }
 
+/// Puts first the rival of the best entry that a line of its own tells apart from it
+/// ([`Standing::own_line`]), when the best entry's line is not an out-of-memory message and
+/// nothing of its own (a cue, a finding, a line) tells it apart: the shared message ranks them
+/// by word weights alone.
+fn own_line_first(entries: &mut [DiagnosedEntry], log: &Log) {
+    let all: Vec<&DiagnosedEntry> = entries.iter().collect();
+    let Some((top, others)) = all.split_first() else {
+        return;
+    };
+    let Some(standing) = standing(top, others, log) else {
+        return;
+    };
+    if standing.oom || standing.own_line || !top.cues.is_empty() || top.found() {
+        return;
+    }
+    let without = |j: usize| -> Vec<&DiagnosedEntry> {
+        (all.iter().enumerate())
+            .filter(|&(k, _)| k != j)
+            .map(|(_, e)| *e)
+            .collect()
+    };
+    let pick = (1..all.len()).find(|&j| {
+        standing.rivals.iter().any(|r| std::ptr::eq(*r, all[j]))
+            && standing_of(all[j], &without(j), log)
+    });
+    if let Some(j) = pick {
+        entries[..=j].rotate_right(1);
+    }
+}
+
+/// Whether a line of the entry's own tells it apart from the entries that share its best line.
+fn standing_of(entry: &DiagnosedEntry, others: &[&DiagnosedEntry], log: &Log) -> bool {
+    !entry.against() && standing(entry, others, log).is_some_and(|s| s.own_line)
+}
+
 /// Whether the entry's evidence is enough to name the failure, else why not. When another
 /// candidate matches the same line as well (one message, several causes: a CUDA OOM), the
-/// message alone cannot tell them apart, and only a cue or a finding of the entry's own (one
-/// that does not speak for the rival too) can.
+/// message alone cannot tell them apart, and only a cue, a finding of the entry's own (one
+/// that does not speak for the rival too) or another line of its own can.
 fn names_the_failure(
     entry: &DiagnosedEntry,
-    others: &[DiagnosedEntry],
+    others: &[&DiagnosedEntry],
     log: &Log,
 ) -> Result<(), Short> {
-    let Log {
-        only_context,
-        ref warnings,
-        crash,
-    } = *log;
-    let threshold = if only_context {
+    let Some(standing) = standing(entry, others, log) else {
+        return Err(Short::Weak);
+    };
+    if entry.against() {
+        return Err(Short::Weak);
+    }
+    let Standing {
+        rivals,
+        own_line,
+        oom,
+    } = standing;
+    let shared = !rivals.is_empty();
+    // A finding that speaks for a rival as well does not tell the two apart; one the rivals
+    // lack does.
+    let found = entry.found();
+    let finding_of_its_own = found
+        && rivals
+            .iter()
+            .all(|o| entry.reasons.iter().any(|r| !o.reasons.contains(r)));
+    let separated = !entry.cues.is_empty() || finding_of_its_own || own_line;
+    match (shared, separated, oom) {
+        (false, _, _) | (true, true, false) => Ok(()),
+        // Which of an out-of-memory error's causes it was, read from the frames, the numbers or
+        // a stated length, was right 15 times in 18 on the tuning half: the likeliest cause,
+        // under the 97 % a diagnosis must reach.
+        (true, true, true) => Err(Short::OomLead),
+        (true, false, _) if found => Err(Short::SharedFinding),
+        (true, false, true) => Err(Short::OomCauses),
+        (true, false, false) => Err(Short::Rivals),
+    }
+}
+
+/// How an entry's best line stands among the other candidates.
+struct Standing<'a> {
+    /// The other candidates that line matches as well, defining words and all.
+    rivals: Vec<&'a DiagnosedEntry>,
+    /// Another line of the entry's names its failure, and no rival matches it: a detail under
+    /// a message several failures print (`torch.cuda.device_count(): 0`, Slurm's oom-kill
+    /// report under a dead DataLoader worker).
+    own_line: bool,
+    /// The best line is an out-of-memory message, which has several causes: every other entry
+    /// whose signature, defining words and all, it matches is a rival, however little of that
+    /// signature the line covers.
+    oom: bool,
+}
+
+/// The entry's standing, or `None` when no line of its names its failure ([`decisive`]).
+fn standing<'a>(
+    entry: &DiagnosedEntry,
+    others: &[&'a DiagnosedEntry],
+    log: &Log,
+) -> Option<Standing<'a>> {
+    let lines = decisive(entry, others, log);
+    // Of lines covered as well, the one that weighs most: the exception, not a warning that
+    // echoes it.
+    let best = (lines.iter()).max_by(|a, b| {
+        (a.coverage.total_cmp(&b.coverage)).then_with(|| a.score.total_cmp(&b.score))
+    })?;
+    let oom = is_oom_message(&best.text);
+    let rivals: Vec<&DiagnosedEntry> = (others.iter().copied())
+        .filter(|o| {
+            !o.against()
+                && o.evidence.iter().any(|e| {
+                    e.line == best.line
+                        && (oom || e.coverage + SAME_MATCH >= best.coverage)
+                        && e.defining >= MIN_DEFINING
+                })
+        })
+        .collect();
+    let own_line =
+        (lines.iter()).any(|e| e.line != best.line && rivals.iter().all(|o| !matches_line(o, e)));
+    Some(Standing {
+        rivals,
+        own_line,
+        oom,
+    })
+}
+
+/// The entry's lines that name its failure: each holds a signature's wording
+/// ([`holds_the_wording`]) and is not a consequence of another error, a warning of a run that
+/// crashed elsewhere, a plain line of a log that has error lines, or a line read as the rest of
+/// an exception's message.
+fn decisive<'e>(
+    entry: &'e DiagnosedEntry,
+    others: &[&DiagnosedEntry],
+    log: &Log,
+) -> Vec<&'e Evidence> {
+    let threshold = if log.only_context {
         MIN_CONTEXT_COVERAGE
     } else {
         MIN_COVERAGE
@@ -242,61 +361,30 @@ fn names_the_failure(
     let crashed_elsewhere = others
         .iter()
         .any(|o| o.cues.iter().any(|c| c.kind == CueKind::Frame))
-        || crash.is_some_and(|line| !entry.evidence.iter().any(|e| e.line == line));
-    // A line read as the rest of an exception's message points at candidates but names no
-    // failure: it may be a hint the library prints after any error (`Set TORCH_LOGS="+dynamo"
-    // and TORCHDYNAMO_VERBOSE=1 for more information`), or another process's line.
-    let decisive = |e: &&Evidence| {
-        // A launcher's report of a failed child is a consequence even when the child's own
-        // error is not in the log: it tells that something failed, not what.
-        (e.role != Role::Collateral || found)
-            && (!is_launcher_summary(&e.text) || found)
-            && !(crashed_elsewhere && warnings.contains(&e.line))
-            && (only_context || e.role != Role::Context)
-            && e.follows.is_none()
-            && holds_the_wording(e, threshold)
-    };
-    // Of lines covered as well, the one that weighs most: the exception, not a warning that
-    // echoes it.
-    let Some(best) = entry.evidence.iter().filter(decisive).max_by(|a, b| {
-        (a.coverage.total_cmp(&b.coverage)).then_with(|| a.score.total_cmp(&b.score))
-    }) else {
-        return Err(Short::Weak);
-    };
-    if entry.against() {
-        return Err(Short::Weak);
-    }
-    // An out-of-memory message has several causes: every other entry whose signature, defining
-    // words and all, it matches is a rival, however little of that signature the line covers.
-    let oom = is_oom_message(&best.text);
-    let rivals: Vec<&DiagnosedEntry> = (others.iter())
-        .filter(|o| {
-            !o.against()
-                && o.evidence.iter().any(|e| {
-                    e.line == best.line
-                        && (oom || e.coverage + SAME_MATCH >= best.coverage)
-                        && e.defining >= MIN_DEFINING
-                })
+        || (log.crash).is_some_and(|line| !entry.evidence.iter().any(|e| e.line == line));
+    (entry.evidence.iter())
+        .filter(|e| {
+            // A launcher's report of a failed child is a consequence even when the child's own
+            // error is not in the log: it tells that something failed, not what.
+            (e.role != Role::Collateral || found)
+                && (!is_launcher_summary(&e.text) || found)
+                && !(crashed_elsewhere && log.warnings.contains(&e.line))
+                && (log.only_context || e.role != Role::Context)
+                // A line read as the rest of an exception's message points at candidates but
+                // names no failure: it may be a hint the library prints after any error (`Set
+                // TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information`), or
+                // another process's line.
+                && e.follows.is_none()
+                && holds_the_wording(e, threshold)
         })
-        .collect();
-    let shared = !rivals.is_empty();
-    // A finding that speaks for a rival as well does not tell the two apart; one the rivals
-    // lack does.
-    let finding_of_its_own = found
-        && rivals
-            .iter()
-            .all(|o| entry.reasons.iter().any(|r| !o.reasons.contains(r)));
-    let separated = !entry.cues.is_empty() || finding_of_its_own;
-    match (shared, separated, oom) {
-        (false, _, _) | (true, true, false) => Ok(()),
-        // Which of an out-of-memory error's causes it was, read from the frames, the numbers or
-        // a stated length, was right 15 times in 18 on the tuning half: the likeliest cause,
-        // under the 97 % a diagnosis must reach.
-        (true, true, true) => Err(Short::OomLead),
-        (true, false, _) if found => Err(Short::SharedFinding),
-        (true, false, true) => Err(Short::OomCauses),
-        (true, false, false) => Err(Short::Rivals),
-    }
+        .collect()
+}
+
+/// Whether the entry's evidence holds the line of `e`, or a line of the same text (the same
+/// message on another rank), with the defining words of one of its signatures.
+fn matches_line(entry: &DiagnosedEntry, e: &Evidence) -> bool {
+    (entry.evidence.iter())
+        .any(|o| (o.line == e.line || o.text == e.text) && o.defining >= MIN_DEFINING)
 }
 
 /// One sentence for people.
