@@ -331,8 +331,6 @@ export const EVIDENCE_LOGS = [
     "    raise RuntimeError('received %d items of ancdata' %",
   ].join('\n'), 'diagnosis', 'dataloader-too-many-open-files'],
   ['a shared message told apart by a line of its own', [
-    '  File "/opt/venv/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 1133, in _try_get_data',
-    "    raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e",
     'RuntimeError: DataLoader worker (pid(s) 51210) exited unexpectedly',
     'slurmstepd: error: Detected 1 oom-kill event(s) in StepId=77120.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.',
   ].join('\n'), 'diagnosis', 'cpu-ram-exhaustion'],

@@ -382,10 +382,7 @@ fn a_json_records_escaped_traceback_names_the_failure() {
 /// DataLoader worker says host memory, not `/dev/shm`.
 #[test]
 fn a_line_of_its_own_tells_entries_sharing_a_message_apart() {
-    let worker = "  File \"/opt/venv/lib/python3.10/site-packages/torch/utils/data/dataloader.py\", line 1133, in _try_get_data
-    raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e
-RuntimeError: DataLoader worker (pid(s) 51210) exited unexpectedly
-";
+    let worker = "RuntimeError: DataLoader worker (pid(s) 51210) exited unexpectedly\n";
     let alone = diagnosed(worker);
     assert_eq!(alone.outcome, Outcome::Possible, "{alone:#?}");
     let reported = diagnosed(&format!(

@@ -77,7 +77,6 @@ pub(super) fn decide(
             .find(|l| l.kind == LineKind::Exception && !l.collateral)
             .map(|l| l.line),
     };
-    own_line_first(&mut entries, &log);
     let all: Vec<&DiagnosedEntry> = entries.iter().collect();
     let named = (all.split_first()).map(|(top, others)| names_the_failure(top, others, &log));
     let outcome = match named {
@@ -214,41 +213,6 @@ struct Log {
     warnings: Vec<usize>,
     /// The first exception that is not a consequence of another: where the run crashed.
     crash: Option<usize>,
-}
-
-/// Puts first the rival of the best entry that a line of its own tells apart from it
-/// ([`Standing::own_line`]), when the best entry's line is not an out-of-memory message and
-/// nothing of its own (a cue, a finding, a line) tells it apart: the shared message ranks them
-/// by word weights alone.
-fn own_line_first(entries: &mut [DiagnosedEntry], log: &Log) {
-    let all: Vec<&DiagnosedEntry> = entries.iter().collect();
-    let Some((top, others)) = all.split_first() else {
-        return;
-    };
-    let Some(standing) = standing(top, others, log) else {
-        return;
-    };
-    if standing.oom || standing.own_line || !top.cues.is_empty() || top.found() {
-        return;
-    }
-    let without = |j: usize| -> Vec<&DiagnosedEntry> {
-        (all.iter().enumerate())
-            .filter(|&(k, _)| k != j)
-            .map(|(_, e)| *e)
-            .collect()
-    };
-    let pick = (1..all.len()).find(|&j| {
-        standing.rivals.iter().any(|r| std::ptr::eq(*r, all[j]))
-            && standing_of(all[j], &without(j), log)
-    });
-    if let Some(j) = pick {
-        entries[..=j].rotate_right(1);
-    }
-}
-
-/// Whether a line of the entry's own tells it apart from the entries that share its best line.
-fn standing_of(entry: &DiagnosedEntry, others: &[&DiagnosedEntry], log: &Log) -> bool {
-    !entry.against() && standing(entry, others, log).is_some_and(|s| s.own_line)
 }
 
 /// Whether the entry's evidence is enough to name the failure, else why not. When another
