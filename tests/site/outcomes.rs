@@ -391,3 +391,21 @@ fn a_line_of_its_own_tells_entries_sharing_a_message_apart() {
     assert_eq!(reported.outcome, Outcome::Diagnosis, "{reported:#?}");
     assert_eq!(top(&reported), "cpu-ram-exhaustion", "{reported:#?}");
 }
+
+/// A cue that the entries sharing a message both declare does not tell them apart: every
+/// DataLoader worker that dies is reported from `_error_if_any_worker_fails`, whether host
+/// memory or `/dev/shm` ran out.
+#[test]
+fn a_cue_the_rivals_share_tells_nothing_apart() {
+    let d = diagnosed(
+        "Traceback (most recent call last):
+  File \"/opt/venv/lib/python3.10/site-packages/torch/utils/data/_utils/signal_handling.py\", line 66, in handler
+    _error_if_any_worker_fails()
+RuntimeError: DataLoader worker (pid(s) 51210) exited unexpectedly
+",
+    );
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    let slugs: Vec<&str> = d.entries.iter().map(|e| e.slug.as_str()).collect();
+    assert!(slugs.contains(&"cpu-ram-exhaustion"), "{d:#?}");
+    assert!(slugs.contains(&"dataloader-shared-memory-crash"), "{d:#?}");
+}

@@ -217,7 +217,7 @@ struct Log {
 
 /// Whether the entry's evidence is enough to name the failure, else why not. When another
 /// candidate matches the same line as well (one message, several causes: a CUDA OOM), the
-/// message alone cannot tell them apart, and only a cue, a finding of the entry's own (one
+/// message alone cannot tell them apart, and only a cue or a finding of the entry's own (one
 /// that does not speak for the rival too) or another line of its own can.
 fn names_the_failure(
     entry: &DiagnosedEntry,
@@ -243,7 +243,14 @@ fn names_the_failure(
         && rivals
             .iter()
             .all(|o| entry.reasons.iter().any(|r| !o.reasons.contains(r)));
-    let separated = !entry.cues.is_empty() || finding_of_its_own || own_line;
+    // So does a cue the rivals do not declare too: a frame both entries name
+    // (`_error_if_any_worker_fails`, where every killed DataLoader worker is reported) does not.
+    let cue_of_its_own = (entry.cues.iter()).any(|c| {
+        rivals
+            .iter()
+            .all(|o| o.cues.iter().all(|oc| oc.cue != c.cue))
+    });
+    let separated = cue_of_its_own || finding_of_its_own || own_line;
     match (shared, separated, oom) {
         (false, _, _) | (true, true, false) => Ok(()),
         // Which of an out-of-memory error's causes it was, read from the frames, the numbers or
