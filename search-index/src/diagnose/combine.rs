@@ -164,6 +164,7 @@ pub(super) fn ranked_entries(
         precedence::warnings_below_a_cut_crash(&report.error_lines, &mut entries);
     }
     precedence::cues_ahead_of_plain_lines(&report.error_lines, &mut entries);
+    precedence::cues_ahead_of_loose_words(&mut entries);
     precedence::put_findings_first(&mut entries);
     precedence::doubted_behind_the_best(&mut entries);
     precedence::launchers_behind_the_workers(&mut entries);

@@ -1,6 +1,7 @@
 //! The order of the ranked entries where word overlap is not the last word: findings first,
-//! doubted entries behind the best undoubted one, warnings behind a cut crash's frames, a
-//! launcher's summary behind a worker's own line, common words behind anything that points.
+//! doubted entries behind the best undoubted one, warnings behind a cut crash's frames, cues
+//! ahead of loose words, a launcher's summary behind a worker's own line, common words behind
+//! anything that points.
 //!
 //! Takes the scored entries (and the log's lines); caps or raises scores, never reorders by
 //! itself: the caller sorts.
@@ -57,6 +58,27 @@ pub(super) fn cues_ahead_of_plain_lines(lines: &[ErrorLine], entries: &mut [Diag
         |e| !e.cues.is_empty() && !e.against(),
         |e| e.cues.is_empty(),
     );
+}
+
+/// Frames and lines an entry declares, two or more of them, say more than a line that shares
+/// some words with another entry's signature without holding it: an entry such cues point at
+/// goes ahead of every entry no cue points at and no line matches closely.
+pub(super) fn cues_ahead_of_loose_words(entries: &mut [DiagnosedEntry]) {
+    let close = |e: &DiagnosedEntry| {
+        (e.evidence.iter()).any(|v| v.coverage >= MIN_COVERAGE && v.defining >= MIN_DEFINING)
+    };
+    ahead_of_the_rest(
+        entries,
+        |e| distinct_cues(e) >= 2 && !e.against(),
+        |e| e.cues.is_empty() && !close(e),
+    );
+}
+
+fn distinct_cues(e: &DiagnosedEntry) -> usize {
+    let mut cues: Vec<&str> = e.cues.iter().map(|c| c.cue.as_str()).collect();
+    cues.sort_unstable();
+    cues.dedup();
+    cues.len()
 }
 
 /// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
@@ -257,5 +279,37 @@ mod tests {
         let mut entries = vec![common];
         common_words_behind_the_pointed(&mut entries);
         assert_eq!(entries[0].score, 12.5);
+    }
+
+    fn cue(cue: &str) -> crate::diagnose::CueEvidence {
+        crate::diagnose::CueEvidence {
+            line: 2,
+            text: format!("    {cue}()"),
+            cue: cue.into(),
+            kind: CueKind::Frame,
+        }
+    }
+
+    #[test]
+    fn two_cues_go_ahead_of_loose_words() {
+        let line = "ValueError: Attempting to unscale FP16 gradients.";
+        let mut loose = entry("exploding", 9.0, false);
+        loose.evidence = vec![evidence(line, Role::Cause, 0.4, 0.5)];
+        let mut cued = entry("grad-scaler", 5.0, false);
+        cued.cues = vec![cue("_unscale_grads_"), cue("unscale_")];
+        let mut entries = vec![loose.clone(), cued.clone()];
+        cues_ahead_of_loose_words(&mut entries);
+        assert_eq!(entries[1].score, 9.0 * FINDING_LEAD);
+        // One cue, or the same cue twice, is not enough.
+        cued.cues = vec![cue("unscale_"), cue("unscale_")];
+        let mut entries = vec![loose.clone(), cued.clone()];
+        cues_ahead_of_loose_words(&mut entries);
+        assert_eq!(entries[1].score, 5.0);
+        // Nor do cues pass a line that holds a signature, defining words and all.
+        cued.cues = vec![cue("_unscale_grads_"), cue("unscale_")];
+        loose.evidence = vec![evidence(line, Role::Cause, 0.6, 1.0)];
+        let mut entries = vec![loose, cued];
+        cues_ahead_of_loose_words(&mut entries);
+        assert_eq!(entries[1].score, 5.0);
     }
 }
