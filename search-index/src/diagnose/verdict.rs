@@ -90,6 +90,9 @@ pub(super) fn decide(
     if outcome == Outcome::None {
         entries.clear();
     }
+    for entry in &mut entries {
+        one_match_per_line(entry);
+    }
     let error_lines = if only_context {
         0
     } else {
@@ -112,6 +115,17 @@ pub(super) fn decide(
         first_failure,
         collateral,
     }
+}
+
+/// Keeps each line's best match only (evidence is sorted best first): a line that matched one
+/// signature of the entry also shares words with its others (`DataLoader worker (pid(s) N)
+/// exited unexpectedly` with `... is killed by signal: Killed.`), and listing those would say
+/// the line holds words it does not.
+fn one_match_per_line(entry: &mut DiagnosedEntry) {
+    let mut seen = std::collections::BTreeSet::new();
+    entry
+        .evidence
+        .retain(|e| seen.insert((e.line, e.text.clone())));
 }
 
 /// Whether anything in the log points at the entry: a cue, a finding for it, or a line that is
