@@ -77,8 +77,7 @@ pub(super) fn decide(
             .find(|l| l.kind == LineKind::Exception && !l.collateral)
             .map(|l| l.line),
     };
-    let all: Vec<&DiagnosedEntry> = entries.iter().collect();
-    let named = (all.split_first()).map(|(top, others)| names_the_failure(top, others, &log));
+    let named = (entries.split_first()).map(|(top, others)| names_the_failure(top, others, &log));
     let outcome = match named {
         None => Outcome::None,
         Some(Ok(())) => Outcome::Diagnosis,
@@ -235,7 +234,7 @@ struct Log {
 /// that does not speak for the rival too) or another line of its own can.
 fn names_the_failure(
     entry: &DiagnosedEntry,
-    others: &[&DiagnosedEntry],
+    others: &[DiagnosedEntry],
     log: &Log,
 ) -> Result<(), Short> {
     let Some(standing) = standing(entry, others, log) else {
@@ -294,7 +293,7 @@ struct Standing<'a> {
 /// The entry's standing, or `None` when no line of its names its failure ([`decisive`]).
 fn standing<'a>(
     entry: &DiagnosedEntry,
-    others: &[&'a DiagnosedEntry],
+    others: &'a [DiagnosedEntry],
     log: &Log,
 ) -> Option<Standing<'a>> {
     let lines = decisive(entry, others, log);
@@ -304,7 +303,7 @@ fn standing<'a>(
         (a.coverage.total_cmp(&b.coverage)).then_with(|| a.score.total_cmp(&b.score))
     })?;
     let oom = is_oom_message(&best.text);
-    let rivals: Vec<&DiagnosedEntry> = (others.iter().copied())
+    let rivals: Vec<&DiagnosedEntry> = (others.iter())
         .filter(|o| {
             !o.against()
                 && o.evidence.iter().any(|e| {
@@ -329,7 +328,7 @@ fn standing<'a>(
 /// an exception's message.
 fn decisive<'e>(
     entry: &'e DiagnosedEntry,
-    others: &[&DiagnosedEntry],
+    others: &[DiagnosedEntry],
     log: &Log,
 ) -> Vec<&'e Evidence> {
     let threshold = if log.only_context {
