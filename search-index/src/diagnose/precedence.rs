@@ -62,23 +62,17 @@ pub(super) fn cues_ahead_of_plain_lines(lines: &[ErrorLine], entries: &mut [Diag
 
 /// Frames and lines an entry declares, two or more of them, say more than a line that shares
 /// some words with another entry's signature without holding it: an entry such cues point at
-/// goes ahead of every entry no cue points at and no line matches closely.
+/// goes ahead of every entry no cue points at and no line matches closely. (An entry's cues
+/// are distinct: the log reader keeps each cue's first hit only, and an entry lists a cue once.)
 pub(super) fn cues_ahead_of_loose_words(entries: &mut [DiagnosedEntry]) {
     let close = |e: &DiagnosedEntry| {
         (e.evidence.iter()).any(|v| v.coverage >= MIN_COVERAGE && v.defining >= MIN_DEFINING)
     };
     ahead_of_the_rest(
         entries,
-        |e| distinct_cues(e) >= 2 && !e.against(),
+        |e| e.cues.len() >= 2 && !e.against(),
         |e| e.cues.is_empty() && !close(e),
     );
-}
-
-fn distinct_cues(e: &DiagnosedEntry) -> usize {
-    let mut cues: Vec<&str> = e.cues.iter().map(|c| c.cue.as_str()).collect();
-    cues.sort_unstable();
-    cues.dedup();
-    cues.len()
 }
 
 /// A finding is a fact read from the log's numbers or exit codes, which word overlap cannot
@@ -300,8 +294,8 @@ mod tests {
         let mut entries = vec![loose.clone(), cued.clone()];
         cues_ahead_of_loose_words(&mut entries);
         assert_eq!(entries[1].score, 9.0 * FINDING_LEAD);
-        // One cue, or the same cue twice, is not enough.
-        cued.cues = vec![cue("unscale_"), cue("unscale_")];
+        // One cue is not enough.
+        cued.cues = vec![cue("unscale_")];
         let mut entries = vec![loose.clone(), cued.clone()];
         cues_ahead_of_loose_words(&mut entries);
         assert_eq!(entries[1].score, 5.0);
