@@ -23,6 +23,17 @@ pub fn head_len(signature: &str) -> usize {
     }
 }
 
+/// How many of the terms of a log line are its exception's name: as [`head_len`], and the
+/// whole line when it is a bare exception's name (`AssertionError` of a bare `assert`), which
+/// has no message at all.
+pub fn line_head_len(line: &str) -> usize {
+    let line = line.trim();
+    match head_len(line) {
+        0 if !line.contains(char::is_whitespace) && exception_head(line) => terms(line).len(),
+        n => n,
+    }
+}
+
 /// The share of a signature's message (its terms after the first `head`, the exception's
 /// name) found in `sequence` as one run in its order, 1 when it is all name; and how many terms
 /// that run holds.

@@ -18,7 +18,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
-use crate::coverage::{cut_copy, head_len, longest_run, outranks, phrase, Match};
+use crate::coverage::{cut_copy, head_len, line_head_len, longest_run, outranks, phrase, Match};
 use crate::integrity::{check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
@@ -291,7 +291,7 @@ impl Searcher {
     /// word that a paste cut short is searched as the signature words it begins, too.
     pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, BundleError> {
         let mut sequence = terms(text);
-        let message = sequence[head_len(text).min(sequence.len())..].to_vec();
+        let message = sequence[line_head_len(text).min(sequence.len())..].to_vec();
         let cut = vocabulary::completions(text, &self.sorted_terms);
         sequence.extend(cut.into_iter().map(str::to_owned));
         let mut seen = HashSet::new();
@@ -443,14 +443,25 @@ impl Searcher {
                 coverage,
                 defining,
                 specific || self.is_specific(&self.signature_terms[ord][i], query, coverage),
-                phrase(
-                    &self.signature_terms[ord][i],
-                    self.signature_heads[ord][i],
-                    sequence,
-                ),
+                self.message_phrase(ord, i, (sequence, message)),
             ),
             None => (None, 0.0, (0.0, false), false, (0.0, 0)),
         }
+    }
+
+    /// The share of signature `i`'s message found as one run in the line ([`phrase`]). When the
+    /// signature names an exception, its message is sought in the line's message: the words of
+    /// the line's own exception name are not its message (`AssertionError: Expected latents`
+    /// says nothing of `AssertionError: Optimizer set error` by the `error` of its name).
+    fn message_phrase(
+        &self,
+        ord: usize,
+        i: usize,
+        (sequence, message): (&[String], &[String]),
+    ) -> (f32, usize) {
+        let head = self.signature_heads[ord][i];
+        let line = if head > 0 { message } else { sequence };
+        phrase(&self.signature_terms[ord][i], head, line)
     }
 
     /// Whether a query covering `coverage` of `signature` shares more than common words with
@@ -501,4 +512,50 @@ fn cue_set(docs: &[DocMeta]) -> (CueSet, Vec<usize>) {
         }
     }
     (CueSet::new(&cues), owners)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::writer::build_bundle;
+    use crate::{Document, Searcher};
+
+    fn searcher(signatures: &[&str]) -> Searcher {
+        let docs: Vec<Document> = (signatures.iter().enumerate())
+            .map(|(i, s)| Document {
+                slug: format!("entry-{i}"),
+                title: format!("entry {i}"),
+                url: format!("c/entry-{i}/"),
+                category: "c".into(),
+                severity: "high".into(),
+                signatures: vec![s.to_string()],
+                ..Default::default()
+            })
+            .collect();
+        Searcher::from_bundle(&build_bundle(&docs).unwrap()).unwrap()
+    }
+
+    /// The share of the best hit's signature message that `line` holds in order.
+    fn phrase(searcher: &Searcher, line: &str) -> f32 {
+        let hits = searcher.search(line, 3).unwrap();
+        let hit = (hits.iter().find(|h| h.slug == "entry-0")).expect("entry-0 is a hit");
+        hit.phrase
+    }
+
+    /// The words of a line's exception name are not its message: `AssertionError: Expected
+    /// latents` shares no word of the message `Optimizer set error, should in state dict`,
+    /// though its name holds `error`; nor does a bare `AssertionError`. The message itself does.
+    #[test]
+    fn a_lines_exception_name_is_not_its_message() {
+        let s = searcher(&[
+            "AssertionError: Optimizer set error, should in state dict",
+            "RuntimeError: CUDA error: an illegal memory access was encountered",
+        ]);
+        assert_eq!(
+            phrase(&s, "AssertionError: Expected latents for training"),
+            0.0
+        );
+        assert_eq!(phrase(&s, "AssertionError"), 0.0);
+        let real = "AssertionError: Optimizer set error, conv2d_17.w_0 should in state dict";
+        assert!(phrase(&s, real) > 0.0);
+    }
 }
