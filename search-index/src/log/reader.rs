@@ -147,7 +147,11 @@ impl<'c> LogReader<'c> {
     fn find_cues(&mut self, line: &CleanLine, number: usize) {
         let state = self.ranks.entry(line.rank).or_default();
         if let Some(cues) = self.cues {
-            let in_frame = state.in_traceback || line.indented() || is_frame(&line.text);
+            // A traceback's exception line is its message, not a frame: `(while checking
+            // arguments for cudnn_convolution)` names a function without being raised in it.
+            let in_frame = (state.in_traceback && !exception_head(&line.text))
+                || line.indented()
+                || is_frame(&line.text);
             for cue in cues.find(&line.text, in_frame) {
                 let hit = CueHit {
                     cue,
