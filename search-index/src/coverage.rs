@@ -46,6 +46,28 @@ pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> (f32, u
     (run as f32 / message.len() as f32, run)
 }
 
+/// Whether a line says another word where a signature's message ends: it holds every word of
+/// the message but the last in a row, then goes on with a different word (`DataLoader worker
+/// (pid 4242) is killed by signal: Aborted.` against `... is killed by signal: Killed.`).
+/// The signal, status or name a message ends on is what tells one failure from another, and
+/// a line that says another one says another message. A word the last one begins or that
+/// begins it is the same word.
+pub fn ends_otherwise(message: &[String], line: &[String]) -> bool {
+    const MIN_HELD: usize = 2;
+    let Some((last, held)) = message.split_last() else {
+        return false;
+    };
+    if held.len() < MIN_HELD || longest_run(message, line) == message.len() {
+        return false;
+    }
+    // A word that begins the last one, or that the last one begins, is the same word cut by a
+    // paste (`two devi`) or run on into a name (`</torch_23114>`, `encountered\n`).
+    let another =
+        |next: &String| !next.starts_with(last.as_str()) && !last.starts_with(next.as_str());
+    (0..line.len())
+        .any(|j| line[j..].starts_with(held) && line.get(j + held.len()).is_some_and(another))
+}
+
 /// Whether a line's message (`message`: its terms after its exception's name) is the start of
 /// the signature's message, cut short inside a word, as a paste cut mid-line leaves it
 /// (`RuntimeError: one of the variables needed for gradient computati`): its other terms are
@@ -116,6 +138,29 @@ pub fn words_in_a_row(signature: &str, line: &str) -> (f32, f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line that ends a message on another word says another message; one that cuts the last
+    /// word, runs it into a name, or holds the whole message does not.
+    #[test]
+    fn a_message_ended_on_another_word_is_another() {
+        let message = terms("is killed by signal: Killed.");
+        assert!(ends_otherwise(
+            &message,
+            &terms("worker is killed by signal: Aborted.")
+        ));
+        assert!(!ends_otherwise(
+            &message,
+            &terms("worker is killed by signal: Kil")
+        ));
+        assert!(!ends_otherwise(
+            &message,
+            &terms("worker is killed by signal: Killed.")
+        ));
+        assert!(!ends_otherwise(
+            &message,
+            &terms("worker is killed by signal")
+        ));
+    }
 
     /// An identifier and its parts are one word: `state_dict` alone is one word of four.
     #[test]

@@ -18,7 +18,9 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
-use crate::coverage::{cut_copy, head_len, line_head_len, longest_run, outranks, phrase, Match};
+use crate::coverage::{
+    cut_copy, ends_otherwise, head_len, line_head_len, longest_run, outranks, phrase, Match,
+};
 use crate::integrity::{check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
@@ -452,16 +454,23 @@ impl Searcher {
     /// The share of signature `i`'s message found as one run in the line ([`phrase`]). When the
     /// signature names an exception, its message is sought in the line's message: the words of
     /// the line's own exception name are not its message (`AssertionError: Expected latents`
-    /// says nothing of `AssertionError: Optimizer set error` by the `error` of its name).
+    /// says nothing of `AssertionError: Optimizer set error` by the `error` of its name). A line
+    /// that ends the message on another word where its last is a defining one says none of it
+    /// ([`ends_otherwise`]): `killed by signal: Aborted.` is not `killed by signal: Killed.`, while
+    /// `but found` for `but got` is the same message in another release's words.
     fn message_phrase(
         &self,
         ord: usize,
         i: usize,
         (sequence, message): (&[String], &[String]),
     ) -> (f32, usize) {
-        let head = self.signature_heads[ord][i];
+        let (terms, head) = (&self.signature_terms[ord][i], self.signature_heads[ord][i]);
         let line = if head > 0 { message } else { sequence };
-        phrase(&self.signature_terms[ord][i], head, line)
+        let said = terms.get(head..).unwrap_or_default();
+        if said.last().is_some_and(|t| self.rare.contains(t)) && ends_otherwise(said, line) {
+            return (0.0, 0);
+        }
+        phrase(terms, head, line)
     }
 
     /// Whether a query covering `coverage` of `signature` shares more than common words with

@@ -409,3 +409,23 @@ RuntimeError: DataLoader worker (pid(s) 51210) exited unexpectedly
     assert!(slugs.contains(&"cpu-ram-exhaustion"), "{d:#?}");
     assert!(slugs.contains(&"dataloader-shared-memory-crash"), "{d:#?}");
 }
+
+/// The word a message ends on can be what tells failures apart: a DataLoader worker killed by
+/// `Killed.` (the out-of-memory killer's SIGKILL) is host memory running out, by `Bus error`
+/// shared memory, and by `Aborted.` neither, though the line holds every other word of both.
+#[test]
+fn a_message_that_ends_on_another_signal_is_another_message() {
+    let worker = |signal: &str| {
+        diagnosed(&format!(
+            "Traceback (most recent call last):\n  File \"train.py\", line 50, in <module>\n    for batch in loader:\nRuntimeError: DataLoader worker (pid 4242) is killed by signal: {signal}\n"
+        ))
+    };
+    let killed = worker("Killed.");
+    assert_eq!(killed.outcome, Outcome::Diagnosis, "{killed:#?}");
+    assert_eq!(top(&killed), "cpu-ram-exhaustion", "{killed:#?}");
+    let bus = worker("Bus error.");
+    assert_eq!(bus.outcome, Outcome::Diagnosis, "{bus:#?}");
+    assert_eq!(top(&bus), "dataloader-shared-memory-crash", "{bus:#?}");
+    let aborted = worker("Aborted.");
+    assert_ne!(aborted.outcome, Outcome::Diagnosis, "{aborted:#?}");
+}

@@ -386,21 +386,6 @@ fn cues_of_collateral_tracebacks_are_dropped() {
     assert_eq!(hits, [1], "{report:?}");
 }
 
-/// A traceback's exception line is its message, not a frame: a function it names (`while
-/// checking arguments for cudnn_convolution`) is no frame cue, where the same name in a frame is.
-#[test]
-fn a_frame_cue_in_the_exception_line_is_not_in_a_frame() {
-    use super::cues::{CueKind, CueSet};
-    let cues = CueSet::new(&[("cudnn_convolution".to_owned(), CueKind::Frame)]);
-    let message = "RuntimeError: Expected tensor for argument #1 'input' to have the same type as tensor for argument #2 'weight' (while checking arguments for cudnn_convolution)\n";
-    let log = format!("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    y = conv(x)\n{message}");
-    let report = read_log_with(&log, LogReader::watching(&cues));
-    assert!(report.cue_hits.is_empty(), "{report:?}");
-    let framed = format!("Traceback (most recent call last):\n  File \"x/conv.py\", line 9, in cudnn_convolution\n{message}");
-    let report = read_log_with(&framed, LogReader::watching(&cues));
-    assert_eq!(report.cue_hits.len(), 1, "{report:?}");
-}
-
 /// A logger's level is read from the prefix it strips: an ERROR record carries an error
 /// whatever its words, an INFO record's routine message is at most a warning, and an INFO
 /// record of a NaN loss stays an error.

@@ -1,4 +1,5 @@
-//! Tests of tracebacks a paste cut: above their frames, or after their last frame.
+//! Tests of tracebacks: those a paste cut (above their frames, or after their last frame), and
+//! what counts as their frames.
 
 use super::*;
 
@@ -80,4 +81,19 @@ fn a_cut_raise_counts_for_watch_until_its_exception_comes() {
         .map(|l| l.text.clone())
         .collect();
     assert_eq!(texts, ["RuntimeError: disk gone"]);
+}
+
+/// A traceback's exception line is its message, not a frame: a function it names (`while
+/// checking arguments for cudnn_convolution`) is no frame cue, where the same name in a frame is.
+#[test]
+fn a_frame_cue_in_the_exception_line_is_not_in_a_frame() {
+    use super::cues::{CueKind, CueSet};
+    let cues = CueSet::new(&[("cudnn_convolution".to_owned(), CueKind::Frame)]);
+    let message = "RuntimeError: Expected tensor for argument #1 'input' to have the same type as tensor for argument #2 'weight' (while checking arguments for cudnn_convolution)\n";
+    let log = format!("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    y = conv(x)\n{message}");
+    let report = read_log_with(&log, LogReader::watching(&cues));
+    assert!(report.cue_hits.is_empty(), "{report:?}");
+    let framed = format!("Traceback (most recent call last):\n  File \"x/conv.py\", line 9, in cudnn_convolution\n{message}");
+    let report = read_log_with(&framed, LogReader::watching(&cues));
+    assert_eq!(report.cue_hits.len(), 1, "{report:?}");
 }
