@@ -335,10 +335,10 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     if let Some(rest) = strip_timestamp(s) {
         return (rest, None);
     }
-    if let Some(rest) = without_syslog_header(s).or_else(|| without_loguru_location(s)) {
-        return (rest, None);
-    }
-    if let Some(rest) = without_compose_service(s).or_else(|| without_torchx_replica(s)) {
+    let relayed = without_syslog_header(s).or_else(|| without_loguru_location(s));
+    if let Some(rest) =
+        relayed.or_else(|| without_compose_service(s).or_else(|| without_torchx_replica(s)))
+    {
         return (rest, None);
     }
     // Ray's and vLLM's worker prefixes: `(RayWorker pid=123)`, `(VllmWorkerProcess pid=5120)`
@@ -407,7 +407,17 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     if is_level(head) && head_end < s.len() {
         return (&s[head_end..], None);
     }
-    (s, None)
+    let rest = without_glog_location(head, &s[head_end..]);
+    (rest.unwrap_or(s), None)
+}
+
+/// The message after glog's thread id (`head`) and source line: `E     374 tensorflow/x.cc:90] ...`.
+fn without_glog_location<'a>(head: &str, rest: &'a str) -> Option<&'a str> {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+    let (location, message) = rest.trim_start().split_once("] ")?;
+    let line_no = location.rsplit_once(':').map_or("", |(_, n)| n);
+    (head.len() <= 8 && digits(head) && !location.contains(' ') && digits(line_no))
+        .then_some(message)
 }
 
 fn rank_of(inner: &str) -> Option<u32> {

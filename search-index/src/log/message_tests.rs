@@ -130,3 +130,17 @@ fn a_message_before_a_traceback_on_its_line_stands_in() {
         report.error_lines
     );
 }
+
+/// glog's thread id and source line after the level (`E     374 tensorflow/x.cc:1010] ...`, as
+/// TensorFlow's and XLA's C++ logs print them) are a prefix: the message after them is read, an
+/// error by its level.
+#[test]
+fn a_glog_thread_id_and_source_line_are_a_prefix() {
+    let report = read_log("2021-07-02 01:00:00.000000: E     374 tensorflow/stream_executor/cuda/cuda_driver.cc:1010] failed to synchronize the stop event: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered\n");
+    let texts: Vec<&str> = report.error_lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["failed to synchronize the stop event: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered"],
+        "{report:?}"
+    );
+}
