@@ -334,4 +334,12 @@ export const EVIDENCE_LOGS = [
     'RuntimeError: DataLoader worker (pid(s) 51210) exited unexpectedly',
     'slurmstepd: error: Detected 1 oom-kill event(s) in StepId=77120.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.',
   ].join('\n'), 'diagnosis', 'cpu-ram-exhaustion'],
+  ['a message ended on another signal', [
+    'Traceback (most recent call last):',
+    '  File "train.py", line 50, in <module>',
+    '    for batch in loader:',
+    'RuntimeError: DataLoader worker (pid 4242) is killed by signal: Aborted.',
+  ].join('\n'), 'possible', null],
+  ['a glog record with its thread id', '2021-07-02 01:00:00.000000: E     374 tensorflow/stream_executor/cuda/cuda_driver.cc:1010] failed to synchronize the stop event: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered',
+    'diagnosis', 'cuda-illegal-memory-access'],
 ];
