@@ -428,4 +428,8 @@ fn a_message_that_ends_on_another_signal_is_another_message() {
     assert_eq!(top(&bus), "dataloader-shared-memory-crash", "{bus:#?}");
     let aborted = worker("Aborted.");
     assert_ne!(aborted.outcome, Outcome::Diagnosis, "{aborted:#?}");
+    // It shares words with the signature and is not said to match it.
+    let ram = (aborted.entries.iter()).find(|e| e.slug == "cpu-ram-exhaustion");
+    let line = ram.and_then(|e| e.evidence.iter().find(|v| v.line == 4));
+    assert!(line.is_some_and(|v| v.partial), "{aborted:#?}");
 }

@@ -126,7 +126,9 @@ pub struct Evidence {
     /// How many terms of the signature's message the line holds as one run in its order.
     #[serde(skip)]
     pub run: usize,
-    /// The line holds less than half of the signature: it shares words with it, no more.
+    /// The line holds less than half of the signature, or none of its message (its words after
+    /// the exception's name, or a message ended on another word): it shares words with it, no
+    /// more.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
     /// For a line right after an exception line, read as the rest of its message: that
