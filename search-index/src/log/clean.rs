@@ -7,10 +7,7 @@
 //! `[default3]:` / hostname prefixes and log-level brackets removed, whitespace collapsed, and
 //! the rank and the log level a prefix named. `None` when nothing useful is left.
 
-use super::relay::{
-    is_cri_stream, without_compose_service, without_cri_stream, without_loguru_location,
-    without_syslog_header, without_torchx_replica,
-};
+use super::relay::{is_cri_stream, without_cri_stream, without_relay};
 
 /// Longest cleaned line kept, in bytes: its start and its end, since a long line's verdict is
 /// often at the end (`... died with <Signals.SIGKILL: 9>.` after a whole command line).
@@ -335,10 +332,7 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     if let Some(rest) = strip_timestamp(s) {
         return (rest, None);
     }
-    let relayed = without_syslog_header(s).or_else(|| without_loguru_location(s));
-    if let Some(rest) =
-        relayed.or_else(|| without_compose_service(s).or_else(|| without_torchx_replica(s)))
-    {
+    if let Some(rest) = without_relay(s) {
         return (rest, None);
     }
     // Ray's and vLLM's worker prefixes: `(RayWorker pid=123)`, `(VllmWorkerProcess pid=5120)`

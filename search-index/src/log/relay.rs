@@ -6,9 +6,18 @@
 //! `None` when the line does not start with it (the runtime's tag: the line as it is). [`super::clean`] calls them among its
 //! other prefixes.
 
+/// The line without the prefix of whichever relay it starts with (journal, loguru, Compose,
+/// TorchX), if any.
+pub(super) fn without_relay(s: &str) -> Option<&str> {
+    without_syslog_header(s)
+        .or_else(|| without_loguru_location(s))
+        .or_else(|| without_compose_service(s))
+        .or_else(|| without_torchx_replica(s))
+}
+
 /// The line without Docker Compose's prefix, the container's name and a bar (`api-1  | `,
 /// `project_worker_1 | `), which `docker compose logs` and `up` put before each line.
-pub(super) fn without_compose_service(s: &str) -> Option<&str> {
+fn without_compose_service(s: &str) -> Option<&str> {
     let name_end = s.find(' ')?;
     let (name, rest) = s.split_at(name_end);
     let rest = rest.trim_start_matches(' ').strip_prefix('|')?;
@@ -22,7 +31,7 @@ pub(super) fn without_compose_service(s: &str) -> Option<&str> {
 
 /// The line without TorchX's prefix, the role's name and the replica's number (`dlrm_main/0 `),
 /// which `torchx run` puts before each line of each replica (the rank, `[0]:`, follows).
-pub(super) fn without_torchx_replica(s: &str) -> Option<&str> {
+fn without_torchx_replica(s: &str) -> Option<&str> {
     let (head, rest) = s.split_once(' ')?;
     let (role, replica) = head.split_once('/')?;
     let named = role.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -34,7 +43,7 @@ pub(super) fn without_torchx_replica(s: &str) -> Option<&str> {
 /// The line without the header systemd's journal and syslog put before it: a time with the
 /// month's name, the host and the program with its pid (`Dec 04 10:00:00 node-3
 /// python3[12345]: `).
-pub(super) fn without_syslog_header(s: &str) -> Option<&str> {
+fn without_syslog_header(s: &str) -> Option<&str> {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
@@ -59,7 +68,7 @@ pub(super) fn without_syslog_header(s: &str) -> Option<&str> {
 
 /// The line without loguru's location, after its time and level (`| __main__:train:135 - `):
 /// the module, the function and the line, then a dash.
-pub(super) fn without_loguru_location(s: &str) -> Option<&str> {
+fn without_loguru_location(s: &str) -> Option<&str> {
     let s = s.strip_prefix("| ").unwrap_or(s);
     let (location, rest) = s.split_once(" - ")?;
     let mut parts = location.rsplitn(3, ':');
