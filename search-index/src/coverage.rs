@@ -6,6 +6,8 @@
 //! exception's name) found so, and compares two matches by what [`crate::Searcher`] weighs: a
 //! coverage weighed by the defining words found, then coverage, then the longer signature.
 
+use std::cmp::Reverse;
+
 use crate::log::classify::exception_head;
 use crate::tokenizer::{term_weights, terms};
 
@@ -68,6 +70,28 @@ pub fn ends_otherwise(message: &[String], line: &[String]) -> bool {
         .any(|j| line[j..].starts_with(held) && line.get(j + held.len()).is_some_and(another))
 }
 
+/// Whether a line says the rest of a signature's message about another subject: the message's
+/// first words are nowhere in the line, and where they would stand the line says other words
+/// (`Learning rate: 0 has to be greater than 0` against `Train batch size: has to be greater
+/// than 0`; `Input contains NaN` against `output Tensor contains NAN.`). What a message is
+/// about is what tells one failure from another; the words after it are often the same
+/// predicate for any subject. A number where the subject stood is a hole, not a subject.
+pub fn begins_otherwise(message: &[String], line: &[String]) -> bool {
+    let Some((start, at, len)) =
+        runs(message, line).max_by_key(|&(i, j, len)| (len, Reverse(i), Reverse(j)))
+    else {
+        return false;
+    };
+    let missing = &message[..start];
+    let before = &line[..at];
+    start > 0
+        && start + len == message.len()
+        && !missing.iter().any(|t| line.contains(t))
+        && before
+            .iter()
+            .any(|t| !t.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// Whether a line's message (`message`: its terms after its exception's name) is the start of
 /// the signature's message, cut short inside a word, as a paste cut mid-line leaves it
 /// (`RuntimeError: one of the variables needed for gradient computati`): its other terms are
@@ -101,17 +125,17 @@ pub fn outranks(a: Match, b: Match) -> bool {
 /// in `sequence`.
 pub fn longest_run(signature: &[String], sequence: &[String]) -> usize {
     runs(signature, sequence)
-        .map(|(_, len)| len)
+        .map(|(_, _, len)| len)
         .max()
         .unwrap_or(0)
 }
 
 /// Every run of `signature`'s terms found in order and adjacent in `sequence`, from each pair of
-/// equal terms: where in `signature` it starts, and its length.
+/// equal terms: where it starts in `signature` and in `sequence`, and its length.
 fn runs<'a>(
     signature: &'a [String],
     sequence: &'a [String],
-) -> impl Iterator<Item = (usize, usize)> + 'a {
+) -> impl Iterator<Item = (usize, usize, usize)> + 'a {
     (0..sequence.len()).flat_map(move |j| {
         (0..signature.len())
             .filter(move |&i| signature[i] == sequence[j])
@@ -119,7 +143,7 @@ fn runs<'a>(
                 let len = (signature[i..].iter().zip(&sequence[j..]))
                     .take_while(|(a, b)| a == b)
                     .count();
-                (i, len)
+                (i, j, len)
             })
     })
 }
@@ -130,7 +154,7 @@ fn runs<'a>(
 pub fn words_in_a_row(signature: &str, line: &str) -> (f32, f32) {
     let (wanted, weights) = (terms(signature), term_weights(signature));
     let held = runs(&wanted, &terms(line))
-        .map(|(start, len)| weights[start..start + len].iter().sum::<f32>())
+        .map(|(start, _, len)| weights[start..start + len].iter().sum::<f32>())
         .fold(0.0, f32::max);
     (held, weights.iter().sum())
 }
@@ -160,6 +184,24 @@ mod tests {
             &message,
             &terms("worker is killed by signal")
         ));
+    }
+
+    /// A line that says a message's predicate about another subject says another message; one
+    /// that adds words before the whole message, or a number where the subject's value stands,
+    /// does not.
+    #[test]
+    fn a_message_about_another_subject_is_another() {
+        let message = terms("Train batch size: has to be greater than 0");
+        let about = |line: &str| begins_otherwise(&message, &terms(line));
+        assert!(about("Learning rate: 0 has to be greater than 0"));
+        assert!(about("The number of workers has to be greater than 0"));
+        assert!(!about("Train batch size: 0 has to be greater than 0"));
+        assert!(!about(
+            "[rank3] Train batch size: 0 has to be greater than 0"
+        ));
+        assert!(!about("0 has to be greater than 0"));
+        // A line missing the message's last words is not about another subject.
+        assert!(!about("Train batch size: 0 has to be"));
     }
 
     /// An identifier and its parts are one word: `state_dict` alone is one word of four.

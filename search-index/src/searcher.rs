@@ -19,7 +19,8 @@ use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
 use crate::coverage::{
-    cut_copy, ends_otherwise, head_len, line_head_len, longest_run, outranks, phrase, Match,
+    begins_otherwise, cut_copy, ends_otherwise, head_len, line_head_len, longest_run, outranks,
+    phrase, Match,
 };
 use crate::integrity::{check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
@@ -468,6 +469,9 @@ impl Searcher {
         let line = if head > 0 { message } else { sequence };
         let said = terms.get(head..).unwrap_or_default();
         if said.last().is_some_and(|t| self.rare.contains(t)) && ends_otherwise(said, line) {
+            return (0.0, 0);
+        }
+        if head > 0 && begins_otherwise(said, line) {
             return (0.0, 0);
         }
         phrase(terms, head, line)

@@ -433,3 +433,26 @@ fn a_message_that_ends_on_another_signal_is_another_message() {
     let line = ram.and_then(|e| e.evidence.iter().find(|v| v.line == 4));
     assert!(line.is_some_and(|v| v.partial), "{aborted:#?}");
 }
+
+/// What a message is about tells failures apart: DeepSpeed's `Train batch size: N has to be
+/// greater than 0` is a batch-size setting; the same predicate about a learning rate or a
+/// worker count is another check, which no entry explains, though it holds the defining word
+/// `greater` and most of the message.
+#[test]
+fn a_message_about_another_subject_is_another_message() {
+    let assert = |line: &str| {
+        diagnosed(&format!(
+            "Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n    main()\n{line}\n"
+        ))
+    };
+    let batch = assert("AssertionError: Train batch size: 0 has to be greater than 0");
+    assert_eq!(batch.outcome, Outcome::Diagnosis, "{batch:#?}");
+    assert_eq!(top(&batch), "deepspeed-batch-size-mismatch", "{batch:#?}");
+    for line in [
+        "AssertionError: Learning rate: 0 has to be greater than 0",
+        "ValueError: The number of workers has to be greater than 0",
+    ] {
+        let other = assert(line);
+        assert_ne!(other.outcome, Outcome::Diagnosis, "{line}: {other:#?}");
+    }
+}
