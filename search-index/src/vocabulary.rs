@@ -19,7 +19,7 @@ pub const COMMON_DOCS: usize = 8;
 /// or directory`, an OSError's `[Errno 2]`, a UnicodeDecodeError's `'utf-8' codec can't
 /// decode`). Any failure at all can raise them; what defines `No module named 'flash_attn'` is
 /// `flash_attn`.
-const GENERIC_TERMS: [&str; 54] = [
+const GENERIC_TERMS: [&str; 57] = [
     "attributeerror",
     "keyerror",
     "valueerror",
@@ -76,6 +76,13 @@ const GENERIC_TERMS: [&str; 54] = [
     "key",
     "value",
     "found",
+    // The words of C++ check macros, which any failed check in any library prints: glog's
+    // `Check failed: e == cudaSuccess` and c10's `[enforce fail at alloc_cpu.cpp:75]`, and the
+    // status such a check wants (`cudaSuccess`, `CUBLAS_STATUS_SUCCESS`): the status it got says
+    // what failed.
+    "check",
+    "enforce",
+    "success",
 ];
 
 /// The rare terms and the common terms of the signatures (each entry's, each signature's terms).

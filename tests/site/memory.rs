@@ -480,7 +480,8 @@ fn a_bare_oom_exception_points_at_the_oom_entries() {
 /// An out-of-memory message in a wording no entry declares (Caffe2's enforce, which buries
 /// `out of memory` after a source location and an error code) shares only common words with
 /// the OOM signatures; together they still say what failed, so it points at the memory
-/// entries instead of "no entry". An error that merely has `memory` in it does not.
+/// entries instead of "no entry", and so does Caffe's failed glog check. An error that merely
+/// has `memory` in it does not.
 #[test]
 fn an_oom_in_a_wording_no_entry_declares_points_at_the_memory_entries() {
     let log = "RuntimeError: [enforce fail at event_gpu.cc:17] error == cudaSuccess. 2 vs 0. Error at: /src/caffe2/core/event_gpu.cc:17: out of memory\n";
@@ -489,6 +490,11 @@ fn an_oom_in_a_wording_no_entry_declares_points_at_the_memory_entries() {
     assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
     let d = diagnosed("RuntimeError: [enforce fail at event_gpu.cc:17] error == cudaSuccess. 2 vs 0. Error at: /src/caffe2/core/event_gpu.cc:17: memory mapping failed\n");
     assert_eq!(d.outcome, Outcome::None, "{d:#?}");
+    // glog's failed check (Caffe): `Check failed` and the `success` of `cudaSuccess` are any
+    // check's words, not cuBLAS's `Check failed: e == CUBLAS_STATUS_SUCCESS`.
+    let d = diagnosed("F1203 10:22:31.123456  4242 syncedmem.cpp:56] Check failed: error == cudaSuccess (2 vs. 0)  out of memory\n*** Check failure stack trace: ***\n");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+    assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
 }
 
 /// A message printed over two lines (PaddlePaddle 1.x's enforce, then the allocator's reason on
