@@ -176,9 +176,12 @@ fn shorten(mut text: String) -> String {
 }
 
 /// The level named in a stripped prefix: one of its words, brackets and colons aside. A source
-/// location (`[engine.py:120:error]`) names a function, not a level.
+/// location (`[engine.py:120:error]`) names a function, not a level; glog's head names one
+/// whatever file follows it (`E0501 ... api.py:881]`, torch's own records since 2.4).
 fn level_of(prefix: &str) -> Option<Level> {
-    if prefix.contains(".py:") {
+    // torch's own records are glog's shape with a Python file: `E0501 ... api.py:881] `.
+    let glog = prefix.split_whitespace().next().is_some_and(is_glog_level);
+    if prefix.contains(".py:") && !glog {
         return None;
     }
     // A container runtime's `stdout F` is a stream and a tag (a full line), not FATAL.

@@ -144,3 +144,28 @@ fn a_glog_thread_id_and_source_line_are_a_prefix() {
         "{report:?}"
     );
 }
+
+/// torch's own records (since 2.4) are glog's shape with a Python file, and their level is
+/// glog's: an `E` record is an error whatever its words, as a logger's `ERROR` record is; the
+/// `.py:` of the file does not make the head a source location (`[engine.py:120:error]`).
+#[test]
+fn a_glog_record_from_a_python_file_keeps_its_level() {
+    let report = read_log("W0501 10:00:00.100000 140 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default\nE0501 10:05:00.123000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 4242) of binary: /usr/bin/python3\n");
+    let lines: Vec<(&str, LineKind)> = (report.error_lines.iter())
+        .map(|l| (l.text.as_str(), l.kind))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (
+                "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default",
+                LineKind::Warning
+            ),
+            (
+                "failed (exitcode: 1) local_rank: 0 (pid: 4242) of binary: /usr/bin/python3",
+                LineKind::Error
+            ),
+        ],
+        "{report:?}"
+    );
+}
