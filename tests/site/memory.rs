@@ -529,3 +529,16 @@ Cannot malloc 49.0002 MB GPU memory. Please shrink FLAGS_fraction_of_gpu_memory_
     assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
     assert_eq!(top(&d), "cuda-oom-batch-too-large", "{d:#?}");
 }
+
+/// An out-of-memory message has several causes only among the entries that print it: the
+/// kernel's OOM killer names host memory in its own words, and the GPU entries, which share
+/// only the common `out of memory` with it, are no rivals. A CUDA OOM, whose wording the GPU
+/// entries declare alike, still leaves the cause open.
+#[test]
+fn the_kernels_oom_killer_names_host_memory() {
+    let d = diagnosed("[812345.678901] Out of memory: Killed process 4242 (python) total-vm:123456kB, anon-rss:100000kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:1234kB oom_score_adj:0\n");
+    assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    assert_eq!(top(&d), "cpu-ram-exhaustion", "{d:#?}");
+    let d = diagnosed("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n");
+    assert_eq!(d.outcome, Outcome::Possible, "{d:#?}");
+}

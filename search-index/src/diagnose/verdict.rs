@@ -286,7 +286,9 @@ struct Standing<'a> {
     own_line: bool,
     /// The best line is an out-of-memory message, which has several causes: every other entry
     /// whose signature, defining words and all, it matches is a rival, however little of that
-    /// signature the line covers.
+    /// signature the line covers, unless that signature has no defining words (the kernel's
+    /// `Out of memory: Killed process` shares only `out of memory` with `error=2 : out of
+    /// memory`, and names host memory).
     oom: bool,
 }
 
@@ -308,7 +310,7 @@ fn standing<'a>(
             !o.against()
                 && o.evidence.iter().any(|e| {
                     e.line == best.line
-                        && (oom || e.coverage + SAME_MATCH >= best.coverage)
+                        && ((oom && e.defined) || e.coverage + SAME_MATCH >= best.coverage)
                         && e.defining >= MIN_DEFINING
                 })
         })
