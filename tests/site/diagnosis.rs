@@ -242,8 +242,11 @@ slurmstepd: error: *** STEP 81.0 ON node-7 CANCELLED AT 2025-01-09T03:12:44 ***
 ";
     let d = diagnosed(log);
     assert_eq!(top(&d), "nccl-watchdog-timeout", "{d:#?}");
+    // The others are not named, and what they share with the line is shown as shared words,
+    // not a match. (Their scores, BM25 over every entry's text, drift as content grows.)
     for e in &d.entries[1..] {
-        assert!(e.score < d.entries[0].score / 2.0, "{d:#?}");
+        assert!(!d.message.contains(&e.title), "{d:#?}");
+        assert!(e.evidence.iter().all(|v| v.partial), "{d:#?}");
     }
 }
 
