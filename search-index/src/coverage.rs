@@ -73,7 +73,7 @@ pub fn ends_otherwise(message: &[String], line: &[String]) -> bool {
 /// Whether a line says the rest of a signature's message about another subject: the message's
 /// first words are nowhere in the line, and where they would stand the line says other words
 /// (`Learning rate: 0 has to be greater than 0` against `Train batch size: has to be greater
-/// than 0`; `Input contains NaN` against `output Tensor contains NAN.`). What a message is
+/// than 0`). What a message is
 /// about is what tells one failure from another; the words after it are often the same
 /// predicate for any subject. A number where the subject stood is a hole, not a subject.
 pub fn begins_otherwise(message: &[String], line: &[String]) -> bool {

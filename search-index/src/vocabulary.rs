@@ -2,9 +2,10 @@
 //!
 //! Takes every entry's signatures as terms; yields the rare terms (in the signatures of at most
 //! [`DEFINING_DOCS`] entries: a match without them is another message) and the common ones (in
-//! the signatures of [`COMMON_DOCS`] entries or more). Python's own vocabulary of failure
-//! ([`GENERIC_TERMS`]) is never rare, however few entries happen to use it, and always common: a
-//! line that shares only those words with a signature does not point at its entry.
+//! the signatures of [`COMMON_DOCS`] entries or more). Python's own vocabulary of failure and
+//! that of C++ check macros ([`GENERIC_TERMS`]) are never rare, however few entries happen to
+//! use them, and always common: a line that shares only those words with a signature does not
+//! point at its entry.
 
 use std::collections::{HashMap, HashSet};
 
@@ -17,8 +18,8 @@ pub const COMMON_DOCS: usize = 8;
 /// exception classes and the words of Python's own messages for them (`No module named`,
 /// `object has no attribute`, `cannot import name`, `unexpected keyword argument`, `No such file
 /// or directory`, an OSError's `[Errno 2]`, a UnicodeDecodeError's `'utf-8' codec can't
-/// decode`). Any failure at all can raise them; what defines `No module named 'flash_attn'` is
-/// `flash_attn`.
+/// decode`), and the words of C++ check macros. Any failure at all can raise them; what defines
+/// `No module named 'flash_attn'` is `flash_attn`.
 const GENERIC_TERMS: [&str; 57] = [
     "attributeerror",
     "keyerror",
