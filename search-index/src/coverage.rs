@@ -41,10 +41,14 @@ pub fn line_head_len(line: &str) -> usize {
 /// that run holds.
 pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> (f32, usize) {
     let message = signature.get(head..).unwrap_or_default();
+    share(message, longest_run(message, sequence))
+}
+
+/// The share of `message` that a run of `run` of its terms holds, 1 when it has none; and `run`.
+pub fn share(message: &[String], run: usize) -> (f32, usize) {
     if message.is_empty() {
         return (1.0, 0);
     }
-    let run = longest_run(message, sequence);
     (run as f32 / message.len() as f32, run)
 }
 
@@ -53,13 +57,14 @@ pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> (f32, u
 /// (pid 4242) is killed by signal: Aborted.` against `... is killed by signal: Killed.`).
 /// The signal, status or name a message ends on is what tells one failure from another, and
 /// a line that says another one says another message. A word the last one begins or that
-/// begins it is the same word.
-pub fn ends_otherwise(message: &[String], line: &[String]) -> bool {
+/// begins it is the same word. `longest` is the longest run of the message in the line
+/// ([`longest_run`]).
+pub fn ends_otherwise(message: &[String], line: &[String], longest: usize) -> bool {
     const MIN_HELD: usize = 2;
     let Some((last, held)) = message.split_last() else {
         return false;
     };
-    if held.len() < MIN_HELD || longest_run(message, line) == message.len() {
+    if held.len() < MIN_HELD || longest == message.len() {
         return false;
     }
     // A word that begins the last one, or that the last one begins, is the same word cut by a
@@ -73,13 +78,11 @@ pub fn ends_otherwise(message: &[String], line: &[String]) -> bool {
 /// Whether a line says the rest of a signature's message about another subject: the message's
 /// first words are nowhere in the line, and where they would stand the line says other words
 /// (`Learning rate: 0 has to be greater than 0` against `Train batch size: has to be greater
-/// than 0`). What a message is
-/// about is what tells one failure from another; the words after it are often the same
-/// predicate for any subject. A number where the subject stood is a hole, not a subject.
-pub fn begins_otherwise(message: &[String], line: &[String]) -> bool {
-    let Some((start, at, len)) =
-        runs(message, line).max_by_key(|&(i, j, len)| (len, Reverse(i), Reverse(j)))
-    else {
+/// than 0`). What a message is about is what tells one failure from another; the words after
+/// it are often the same predicate for any subject. A number where the subject stood is a
+/// hole, not a subject. `best` is the message's longest run in the line ([`best_run`]).
+pub fn begins_otherwise(message: &[String], line: &[String], best: Option<Run>) -> bool {
+    let Some((start, at, len)) = best else {
         return false;
     };
     let missing = &message[..start];
@@ -124,18 +127,22 @@ pub fn outranks(a: Match, b: Match) -> bool {
 /// The length of the longest run of `signature`'s terms that appears, in order and adjacent,
 /// in `sequence`.
 pub fn longest_run(signature: &[String], sequence: &[String]) -> usize {
-    runs(signature, sequence)
-        .map(|(_, _, len)| len)
-        .max()
-        .unwrap_or(0)
+    best_run(signature, sequence).map_or(0, |(_, _, len)| len)
+}
+
+/// A run of a signature's terms in a sequence: where it starts in the signature and in the
+/// sequence, and its length.
+pub type Run = (usize, usize, usize);
+
+/// The longest run of `signature`'s terms found in order and adjacent in `sequence`, the first
+/// of the longest in the signature, then in the sequence.
+pub fn best_run(signature: &[String], sequence: &[String]) -> Option<Run> {
+    runs(signature, sequence).max_by_key(|&(i, j, len)| (len, Reverse(i), Reverse(j)))
 }
 
 /// Every run of `signature`'s terms found in order and adjacent in `sequence`, from each pair of
 /// equal terms: where it starts in `signature` and in `sequence`, and its length.
-fn runs<'a>(
-    signature: &'a [String],
-    sequence: &'a [String],
-) -> impl Iterator<Item = (usize, usize, usize)> + 'a {
+fn runs<'a>(signature: &'a [String], sequence: &'a [String]) -> impl Iterator<Item = Run> + 'a {
     (0..sequence.len()).flat_map(move |j| {
         (0..signature.len())
             .filter(move |&i| signature[i] == sequence[j])
@@ -168,22 +175,14 @@ mod tests {
     #[test]
     fn a_message_ended_on_another_word_is_another() {
         let message = terms("is killed by signal: Killed.");
-        assert!(ends_otherwise(
-            &message,
-            &terms("worker is killed by signal: Aborted.")
-        ));
-        assert!(!ends_otherwise(
-            &message,
-            &terms("worker is killed by signal: Kil")
-        ));
-        assert!(!ends_otherwise(
-            &message,
-            &terms("worker is killed by signal: Killed.")
-        ));
-        assert!(!ends_otherwise(
-            &message,
-            &terms("worker is killed by signal")
-        ));
+        let ends = |line: &str| {
+            let line = terms(line);
+            ends_otherwise(&message, &line, longest_run(&message, &line))
+        };
+        assert!(ends("worker is killed by signal: Aborted."));
+        assert!(!ends("worker is killed by signal: Kil"));
+        assert!(!ends("worker is killed by signal: Killed."));
+        assert!(!ends("worker is killed by signal"));
     }
 
     /// A line that says a message's predicate about another subject says another message; one
@@ -192,7 +191,10 @@ mod tests {
     #[test]
     fn a_message_about_another_subject_is_another() {
         let message = terms("Train batch size: has to be greater than 0");
-        let about = |line: &str| begins_otherwise(&message, &terms(line));
+        let about = |line: &str| {
+            let line = terms(line);
+            begins_otherwise(&message, &line, best_run(&message, &line))
+        };
         assert!(about("Learning rate: 0 has to be greater than 0"));
         assert!(about("The number of workers has to be greater than 0"));
         assert!(!about("Train batch size: 0 has to be greater than 0"));

@@ -19,8 +19,8 @@ use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
 use crate::coverage::{
-    begins_otherwise, cut_copy, ends_otherwise, head_len, line_head_len, longest_run, outranks,
-    phrase, Match,
+    begins_otherwise, best_run, cut_copy, ends_otherwise, head_len, line_head_len, longest_run,
+    outranks, share, Match,
 };
 use crate::integrity::{check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
@@ -452,13 +452,15 @@ impl Searcher {
         }
     }
 
-    /// The share of signature `i`'s message found as one run in the line ([`phrase`]). When the
-    /// signature names an exception, its message is sought in the line's message: the words of
-    /// the line's own exception name are not its message (`AssertionError: Expected latents`
-    /// says nothing of `AssertionError: Optimizer set error` by the `error` of its name). A line
-    /// that ends the message on another word where its last is a defining one says none of it
-    /// ([`ends_otherwise`]): `killed by signal: Aborted.` is not `killed by signal: Killed.`, while
-    /// `but found` for `but got` is the same message in another release's words.
+    /// The share of signature `i`'s message found as one run in the line
+    /// ([`crate::coverage::phrase`]). When the signature names an exception, its message is
+    /// sought in the line's message: the words of the line's own exception name are not its
+    /// message (`AssertionError: Expected latents` says nothing of `AssertionError: Optimizer set
+    /// error` by the `error` of its name). A line that ends the message on another word where its
+    /// last is a defining one says none of it ([`ends_otherwise`]): `killed by signal: Aborted.`
+    /// is not `killed by signal: Killed.`, while `but found` for `but got` is the same message in
+    /// another release's words; nor does one that says it about another subject
+    /// ([`begins_otherwise`]).
     fn message_phrase(
         &self,
         ord: usize,
@@ -468,13 +470,17 @@ impl Searcher {
         let (terms, head) = (&self.signature_terms[ord][i], self.signature_heads[ord][i]);
         let line = if head > 0 { message } else { sequence };
         let said = terms.get(head..).unwrap_or_default();
-        if said.last().is_some_and(|t| self.rare.contains(t)) && ends_otherwise(said, line) {
+        // One run serves the three readings of the message.
+        let best = best_run(said, line);
+        let longest = best.map_or(0, |(_, _, len)| len);
+        if said.last().is_some_and(|t| self.rare.contains(t)) && ends_otherwise(said, line, longest)
+        {
             return (0.0, 0);
         }
-        if head > 0 && begins_otherwise(said, line) {
+        if head > 0 && begins_otherwise(said, line, best) {
             return (0.0, 0);
         }
-        phrase(terms, head, line)
+        share(said, longest)
     }
 
     /// Whether a query covering `coverage` of `signature` shares more than common words with
