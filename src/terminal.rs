@@ -127,8 +127,10 @@ fn entry(out: &mut String, d: &Diagnosis, i: usize, e: &errata_search::diagnose:
         if let Some(sig) = &ev.signature {
             let how = if ev.partial {
                 "shares words with signature"
-            } else {
+            } else if ev.whole {
                 "matches signature"
+            } else {
+                "matches part of signature"
             };
             let _ = writeln!(out, "      {how}: {}", shorten(sig, 120));
         }

@@ -249,11 +249,13 @@ test('the sample buttons fetch and diagnose their logs like the CLI', { timeout:
     assert.deepEqual(d.entries.map((e) => e.evidence.map((v) => Number(v.line))),
       engine.entries.map((e) => e.evidence.map((v) => v.line)), `${name}: the engine's evidence lines`);
     assert.equal(d.entries[0].slug, cli.entries[0].slug, `${name}: the first entry of the CLI`);
-    // A line holding less than half of its signature shares words with it; it is no match.
+    // A line holding less than half of its signature shares words with it; it is no match. One
+    // holding more, but not all of it, matches part of it.
     d.entries.forEach((e, i) => e.evidence.forEach((v, j) => {
       const ev = engine.entries[i].evidence[j];
       if (!ev.signature) return;
-      const want = ev.partial ? 'Shares words with signature ' : 'Matches signature ';
+      const want = ev.partial ? 'Shares words with signature '
+        : ev.whole ? 'Matches signature ' : 'Matches part of signature ';
       assert.equal(v.sigLabel, want, `${name}: the label of ${e.slug}'s line ${v.line}`);
     }));
     assert.equal(d.focus, 'diagnosis');

@@ -222,12 +222,20 @@ export const EVIDENCE_LOGS = [
     '    dist.init_process_group(backend="nccl")',
     "RuntimeError: Distributed package doesn't have NCCL built in",
   ].join('\n'), 'possible', 'nccl-communicator-error'],
+  // A message no entry declares (pickle's own `Ran out of input` is a signature now), raised
+  // in frames the pickling entry names.
   ['frame cues ahead of common words', [
     'Traceback (most recent call last):',
     '  File "/opt/venv/lib/python3.11/multiprocessing/reduction.py", line 60, in dump',
     '    ForkingPickler(file, protocol).dump(obj)',
-    'EOFError: Ran out of input',
+    'EOFError: unexpected end of data',
   ].join('\n'), 'possible', 'dataloader-pickle-local-object'],
+  ["pickle's end of data in a spawned worker", [
+    'Traceback (most recent call last):',
+    '  File "/opt/venv/lib/python3.11/multiprocessing/reduction.py", line 60, in dump',
+    '    ForkingPickler(file, protocol).dump(obj)',
+    'EOFError: Ran out of input',
+  ].join('\n'), 'diagnosis', 'dataloader-pickle-local-object'],
   ['a flattened traceback an editor wrapped', wordWrap([
     'python eval.py --beam 5',
     'loading weights',

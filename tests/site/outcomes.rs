@@ -232,6 +232,25 @@ torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
     assert!(evidence.iter().any(|ev| ev.partial), "{d:#?}");
 }
 
+/// Evidence says whether the line holds the whole of its signature (`whole`): the kernel's
+/// `Out of memory: Killed process` holds its own signature, and of `error=2 : out of memory`,
+/// which it is also shown with, every word but `error`: that is a part, and not called a match.
+#[test]
+fn a_line_holding_part_of_a_signature_is_not_called_a_whole_match() {
+    let d = diagnosed(
+        "[ 8123.456789] Out of memory: Killed process 48213 (python) total-vm:98765432kB, anon-rss:61234567kB\n",
+    );
+    let line = |slug: &str| {
+        let entry = d.entries.iter().find(|e| e.slug == slug);
+        entry.and_then(|e| e.evidence.first()).cloned()
+    };
+    let own = line("cpu-ram-exhaustion").expect("the host-memory entry");
+    assert!(own.whole && !own.partial, "{own:#?}");
+    let gpu = line("cuda-oom-batch-too-large").expect("a GPU memory entry");
+    assert!(!gpu.whole && !gpu.partial, "{gpu:#?}");
+    assert!(gpu.coverage < 1.0, "{gpu:#?}");
+}
+
 /// A paste that stops inside a word keeps the start of the message: the words the cut took,
 /// defining ones included, are missing for that reason, so the entry whose signature the line
 /// begins is offered, not "no entry".

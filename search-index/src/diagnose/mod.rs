@@ -62,6 +62,10 @@ use serde::Serialize;
 
 pub use combine::MAX_ENTRIES;
 
+/// The coverage of a line that holds its whole signature ([`Evidence::whole`]); below it by
+/// rounding only.
+const WHOLE_COVERAGE: f32 = 0.999;
+
 use crate::bundle::BundleError;
 use crate::log::cues::CueKind;
 use crate::log::{read_log_with, ErrorLine, LineKind, LogReader, LogReport};
@@ -131,6 +135,10 @@ pub struct Evidence {
     /// more.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+    /// The line holds every word of that signature, in its order: it matches it, where a line
+    /// that is neither this nor [`Evidence::partial`] matches part of it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub whole: bool,
     /// For a line right after an exception line, read as the rest of its message: that
     /// exception line's number.
     #[serde(skip)]

@@ -61,7 +61,8 @@
     li.appendChild(logLine(ev, null));
     if (ev.signature) {
       var p = el('p', 'ev-sig');
-      var how = ev.partial ? 'Shares words with signature ' : 'Matches signature ';
+      var how = ev.partial ? 'Shares words with signature '
+        : ev.whole ? 'Matches signature ' : 'Matches part of signature ';
       p.appendChild(el('span', 'ev-sig-label', how));
       p.appendChild(el('code', null, ev.signature));
       li.appendChild(p);
