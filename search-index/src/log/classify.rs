@@ -180,9 +180,10 @@ fn is_tool_diagnostic(text: &str) -> bool {
 
 /// The kind of a line, given the level its logger's prefix named: an ERROR record carries an
 /// error whatever its words (a worker's `Exception in worker ...`), a WARNING record a warning
-/// (detectron2's `Skip loading parameter ...`); an INFO or DEBUG record is
-/// at most a warning (DeepSpeed's routine `OVERFLOW! ... Skipping step`), unless it is an
-/// exception line or a NaN loss, which trainers log at INFO.
+/// (detectron2's `Skip loading parameter ...`); a WARNING, INFO or DEBUG record is at most a
+/// warning whatever its words (torch's `NOTE: Redirects are currently not supported in Windows
+/// or MacOs.`, DeepSpeed's routine `OVERFLOW! ... Skipping step`), unless it is an exception
+/// line or a NaN loss, which trainers log at INFO.
 pub fn classify_at(text: &str, level: Option<Level>, indented: bool) -> Option<LineKind> {
     let kind = classify(text);
     match level {
@@ -197,7 +198,9 @@ pub fn classify_at(text: &str, level: Option<Level>, indented: bool) -> Option<L
         Some(Level::Warning) if kind.is_none() && !indented && !is_frame(text) => {
             Some(LineKind::Warning)
         }
-        Some(Level::Info) if kind == Some(LineKind::Error) && !is_nan_line(text) => {
+        Some(Level::Info | Level::Warning)
+            if kind == Some(LineKind::Error) && !is_nan_line(text) =>
+        {
             Some(LineKind::Warning)
         }
         _ => kind,

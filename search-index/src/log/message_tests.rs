@@ -169,3 +169,18 @@ fn a_glog_record_from_a_python_file_keeps_its_level() {
         "{report:?}"
     );
 }
+
+/// A record its logger leveled a warning is a warning, whatever words it holds, as an INFO
+/// record is: torch's `W ... redirects.py:29] NOTE: Redirects are currently not supported in
+/// Windows or MacOs.`, printed at every launch there, had been the first failure of the log
+/// for its `not supported`. An exception line keeps its kind.
+#[test]
+fn a_warning_record_with_an_error_word_is_a_warning() {
+    let report = read_log("W0416 09:12:47.318000 21744 .venv\\Lib\\site-packages\\torch\\distributed\\elastic\\multiprocessing\\redirects.py:29] NOTE: Redirects are currently not supported in Windows or MacOs.\n[WARNING] cuda kernel failed to compile, falling back\nstep 1 loss 2.3\nValueError: bad value for x\n");
+    let kinds: Vec<LineKind> = report.error_lines.iter().map(|l| l.kind).collect();
+    assert_eq!(
+        kinds,
+        [LineKind::Warning, LineKind::Warning, LineKind::Exception],
+        "{report:?}"
+    );
+}
