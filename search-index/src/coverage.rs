@@ -141,18 +141,40 @@ pub fn best_run(signature: &[String], sequence: &[String]) -> Option<Run> {
 }
 
 /// Every run of `signature`'s terms found in order and adjacent in `sequence`, from each pair of
-/// equal terms: where it starts in `signature` and in `sequence`, and its length.
+/// equal terms: where it starts in `signature` and in `sequence`, and its length in the
+/// signature's terms.
 fn runs<'a>(signature: &'a [String], sequence: &'a [String]) -> impl Iterator<Item = Run> + 'a {
     (0..sequence.len()).flat_map(move |j| {
         (0..signature.len())
             .filter(move |&i| signature[i] == sequence[j])
-            .map(move |i| {
-                let len = (signature[i..].iter().zip(&sequence[j..]))
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                (i, j, len)
-            })
+            .map(move |i| (i, j, run_from(&signature[i..], &sequence[j..])))
     })
+}
+
+/// How many of `signature`'s first terms follow one another in `sequence` from its start. An
+/// identifier's whole term, which the tokenizer puts before its parts, stands between two of
+/// them when the signature names only its first part: `unable to write to file </torch_`
+/// against `... to file </torch_18692_1954506624>: No space left on device`, whose
+/// `torch_18692_1954506624` comes before its `torch`.
+fn run_from(signature: &[String], sequence: &[String]) -> usize {
+    let (mut i, mut j) = (0, 0);
+    while let (Some(want), Some(have)) = (signature.get(i), sequence.get(j)) {
+        if want == have {
+            (i, j) = (i + 1, j + 1);
+        } else if i > 0 && whole_before(sequence, j).is_some_and(|part| part == want) {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+/// The part that follows term `j` of `sequence` when term `j` is the whole identifier it begins
+/// (`torch_18692_1954506624`, then `torch`).
+fn whole_before(sequence: &[String], j: usize) -> Option<&String> {
+    let (whole, part) = (sequence.get(j)?, sequence.get(j + 1)?);
+    (whole.len() > part.len() && whole.starts_with(part.as_str())).then_some(part)
 }
 
 /// How many words of `signature` (a signature's text) `line` holds in a row, in its order, and
@@ -274,5 +296,16 @@ mod tests {
         let sig = terms("cuda out of memory tried to allocate");
         assert_eq!(longest_run(&sig, &terms("x cuda out of memory tried y")), 5);
         assert_eq!(longest_run(&sig, &terms("memory of out cuda")), 1);
+    }
+
+    /// A line's identifier comes as its whole term, then its parts: a signature that names its
+    /// first part runs on through it; one whose next word is another does not.
+    #[test]
+    fn a_run_goes_on_through_an_identifiers_whole_term() {
+        let sig = terms("unable to write to file </torch_");
+        let line = terms("unable to write to file </torch_18692_1954506624>: No space left");
+        assert_eq!(longest_run(&sig, &line), sig.len(), "{sig:?} {line:?}");
+        let other = terms("unable to write to file </tmp_18692>: No space left");
+        assert_eq!(longest_run(&sig, &other), sig.len() - 1, "{other:?}");
     }
 }

@@ -475,3 +475,17 @@ fn a_message_about_another_subject_is_another_message() {
         assert_ne!(other.outcome, Outcome::Diagnosis, "{line}: {other:#?}");
     }
 }
+
+/// PyTorch's shared-memory failure, `unable to write to file </torch_N_M>: No space left on
+/// device (28)`, holds the whole of the shm entry's signature as well as the disk entry's: the
+/// shared-memory file's name, one identifier, does not break its run. It is no diagnosis of a
+/// full disk, and the shm entry is offered.
+#[test]
+fn a_shared_memory_files_name_does_not_hide_its_signature() {
+    let d = diagnosed(
+        "Traceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    for batch in loader:\nRuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)\n",
+    );
+    assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+    let slugs: Vec<&str> = d.entries.iter().take(2).map(|e| e.slug.as_str()).collect();
+    assert!(slugs.contains(&"dataloader-shared-memory-crash"), "{d:#?}");
+}
