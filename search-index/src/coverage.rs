@@ -36,15 +36,8 @@ pub fn line_head_len(line: &str) -> usize {
     }
 }
 
-/// The share of a signature's message (its terms after the first `head`, the exception's
-/// name) found in `sequence` as one run in its order, 1 when it is all name; and how many terms
-/// that run holds.
-pub fn phrase(signature: &[String], head: usize, sequence: &[String]) -> (f32, usize) {
-    let message = signature.get(head..).unwrap_or_default();
-    share(message, longest_run(message, sequence))
-}
-
-/// The share of `message` that a run of `run` of its terms holds, 1 when it has none; and `run`.
+/// The share of `message` (a signature's terms after its exception's name) that a run of `run`
+/// of its terms holds, 1 when it has none (the signature is all name); and `run`.
 pub fn share(message: &[String], run: usize) -> (f32, usize) {
     if message.is_empty() {
         return (1.0, 0);
@@ -259,11 +252,14 @@ mod tests {
         let sig = "RuntimeError: NCCL error in:";
         let head = head_len(sig);
         assert_eq!(head, 3);
-        let built_in = terms("RuntimeError: Distributed package doesn't have NCCL built in");
-        assert!((phrase(&terms(sig), head, &built_in).0 - 1.0 / 3.0).abs() < 1e-6);
-        let real =
-            terms("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error");
-        assert_eq!(phrase(&terms(sig), head, &real), (1.0, 3));
+        let message = &terms(sig)[head..];
+        let phrase = |line: &str| share(message, longest_run(message, &terms(line)));
+        let built_in = phrase("RuntimeError: Distributed package doesn't have NCCL built in");
+        assert!((built_in.0 - 1.0 / 3.0).abs() < 1e-6);
+        let real = phrase(
+            "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error",
+        );
+        assert_eq!(real, (1.0, 3));
         assert_eq!(head_len("CUDA error: out of memory"), 0);
         let class = "torch.distributed.DistBackendError:";
         assert_eq!(

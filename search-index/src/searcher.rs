@@ -452,11 +452,10 @@ impl Searcher {
         }
     }
 
-    /// The share of signature `i`'s message found as one run in the line
-    /// ([`crate::coverage::phrase`]). When the signature names an exception, its message is
-    /// sought in the line's message: the words of the line's own exception name are not its
-    /// message (`AssertionError: Expected latents` says nothing of `AssertionError: Optimizer set
-    /// error` by the `error` of its name). A line that ends the message on another word where its
+    /// The share of signature `i`'s message found as one run in the line ([`share`]). When the
+    /// signature names an exception, its message is sought in the line's message: the words of
+    /// the line's own exception name are not its message (`AssertionError: Expected latents`
+    /// says nothing of `AssertionError: Optimizer set error` by the `error` of its name). A line that ends the message on another word where its
     /// last is a defining one says none of it ([`ends_otherwise`]): `killed by signal: Aborted.`
     /// is not `killed by signal: Killed.`, while `but found` for `but got` is the same message in
     /// another release's words; nor does one that says it about another subject

@@ -189,7 +189,7 @@ mod tests {
             phrase: 1.0,
             run: 3,
             partial: coverage < MIN_COVERAGE,
-            whole: coverage >= 1.0,
+            whole: coverage >= crate::diagnose::WHOLE_COVERAGE,
             follows: None,
             role,
             score: 1.0,
