@@ -17,6 +17,8 @@ mod integrity;
 pub mod log;
 pub mod schema;
 pub mod searcher;
+#[cfg(test)]
+mod searcher_tests;
 pub mod tokenizer;
 pub mod vocabulary;
 pub mod writer;

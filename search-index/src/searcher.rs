@@ -483,7 +483,8 @@ impl Searcher {
     }
 
     /// Whether a query covering `coverage` of `signature` shares more than common words with
-    /// it, or all of it. One word shared with a message of three words or more (`core` of
+    /// it, or all of it: every word, in whatever order (`backend CUDA but got backend CPU` holds
+    /// all of `backend CPU but got backend CUDA`). One word shared with a message of three words or more (`core` of
     /// `numpy.core.multiarray failed to import` in `Aborted (core dumped)`) is a coincidence as
     /// often as not, however rare the word.
     fn is_specific(&self, signature: &[String], query: &HashSet<&str>, coverage: f32) -> bool {
@@ -493,7 +494,10 @@ impl Searcher {
             .filter(|t| query.contains(t))
             .collect();
         let lone_word = shared.len() == 1 && signature.len() >= LONE_WORD_SIGNATURE;
-        coverage >= 1.0 || (!lone_word && shared.iter().any(|t| !self.common.contains(*t)))
+        let every_word = signature.iter().all(|t| shared.contains(t.as_str()));
+        coverage >= 1.0
+            || every_word
+            || (!lone_word && shared.iter().any(|t| !self.common.contains(*t)))
     }
 
     /// The share of a signature's defining terms found in the query (1 when it has none), and
@@ -530,50 +534,4 @@ fn cue_set(docs: &[DocMeta]) -> (CueSet, Vec<usize>) {
         }
     }
     (CueSet::new(&cues), owners)
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::writer::build_bundle;
-    use crate::{Document, Searcher};
-
-    fn searcher(signatures: &[&str]) -> Searcher {
-        let docs: Vec<Document> = (signatures.iter().enumerate())
-            .map(|(i, s)| Document {
-                slug: format!("entry-{i}"),
-                title: format!("entry {i}"),
-                url: format!("c/entry-{i}/"),
-                category: "c".into(),
-                severity: "high".into(),
-                signatures: vec![s.to_string()],
-                ..Default::default()
-            })
-            .collect();
-        Searcher::from_bundle(&build_bundle(&docs).unwrap()).unwrap()
-    }
-
-    /// The share of the best hit's signature message that `line` holds in order.
-    fn phrase(searcher: &Searcher, line: &str) -> f32 {
-        let hits = searcher.search(line, 3).unwrap();
-        let hit = (hits.iter().find(|h| h.slug == "entry-0")).expect("entry-0 is a hit");
-        hit.phrase
-    }
-
-    /// The words of a line's exception name are not its message: `AssertionError: Expected
-    /// latents` shares no word of the message `Optimizer set error, should in state dict`,
-    /// though its name holds `error`; nor does a bare `AssertionError`. The message itself does.
-    #[test]
-    fn a_lines_exception_name_is_not_its_message() {
-        let s = searcher(&[
-            "AssertionError: Optimizer set error, should in state dict",
-            "RuntimeError: CUDA error: an illegal memory access was encountered",
-        ]);
-        assert_eq!(
-            phrase(&s, "AssertionError: Expected latents for training"),
-            0.0
-        );
-        assert_eq!(phrase(&s, "AssertionError"), 0.0);
-        let real = "AssertionError: Optimizer set error, conv2d_17.w_0 should in state dict";
-        assert!(phrase(&s, real) > 0.0);
-    }
 }

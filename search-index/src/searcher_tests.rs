@@ -1,0 +1,77 @@
+//! Tests of how the searcher matches a line against a signature: the message a line holds, and
+//! when it shares more than common words.
+
+use crate::writer::build_bundle;
+use crate::{Document, Searcher};
+
+fn searcher(signatures: &[&str]) -> Searcher {
+    let docs: Vec<Document> = (signatures.iter().enumerate())
+        .map(|(i, s)| Document {
+            slug: format!("entry-{i}"),
+            title: format!("entry {i}"),
+            url: format!("c/entry-{i}/"),
+            category: "c".into(),
+            severity: "high".into(),
+            signatures: vec![s.to_string()],
+            ..Default::default()
+        })
+        .collect();
+    Searcher::from_bundle(&build_bundle(&docs).unwrap()).unwrap()
+}
+
+/// The share of the best hit's signature message that `line` holds in order.
+fn phrase(searcher: &Searcher, line: &str) -> f32 {
+    let hits = searcher.search(line, 3).unwrap();
+    let hit = (hits.iter().find(|h| h.slug == "entry-0")).expect("entry-0 is a hit");
+    hit.phrase
+}
+
+/// The words of a line's exception name are not its message: `AssertionError: Expected
+/// latents` shares no word of the message `Optimizer set error, should in state dict`,
+/// though its name holds `error`; nor does a bare `AssertionError`. The message itself does.
+#[test]
+fn a_lines_exception_name_is_not_its_message() {
+    let s = searcher(&[
+        "AssertionError: Optimizer set error, should in state dict",
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+    ]);
+    assert_eq!(
+        phrase(&s, "AssertionError: Expected latents for training"),
+        0.0
+    );
+    assert_eq!(phrase(&s, "AssertionError"), 0.0);
+    let real = "AssertionError: Optimizer set error, conv2d_17.w_0 should in state dict";
+    assert!(phrase(&s, real) > 0.0);
+}
+
+/// A line that holds every word of a signature shares all of it, in whatever order:
+/// PyTorch's `Expected object of backend CUDA but got backend CPU for argument` is the
+/// signature `... backend CPU but got backend CUDA ...` with the devices the other way
+/// round, though each of its words is in many entries' signatures. One word fewer, and the
+/// line shares only common words.
+#[test]
+fn a_line_with_every_word_of_a_signature_is_specific_in_any_order() {
+    let mut signatures = vec!["Expected object of backend CPU but got backend CUDA for argument"];
+    let common: Vec<String> = (0..8)
+        .map(|i| {
+            format!(
+                "expected object of backend but got cpu cuda for argument {}",
+                ["alpha", "beta", "gamma", "delta", "kappa", "sigma", "omega", "theta"][i]
+            )
+        })
+        .collect();
+    signatures.extend(common.iter().map(String::as_str));
+    let s = searcher(&signatures);
+    let specific = |line: &str| {
+        let hits = s.search(line, 20).unwrap();
+        (hits.iter().find(|h| h.slug == "entry-0"))
+            .expect("entry-0 is a hit")
+            .specific
+    };
+    assert!(specific(
+        "RuntimeError: Expected object of backend CUDA but got backend CPU for argument #2 'mat2'"
+    ));
+    assert!(!specific(
+        "RuntimeError: Expected object of backend CUDA but got backend CPU for #2 'mat2'"
+    ));
+}
