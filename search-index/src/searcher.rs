@@ -433,8 +433,8 @@ impl Searcher {
             let held = cut.unwrap_or(sig_terms.len());
             let defining = self.defining_share(&sig_terms[..held], query);
             let weighed = coverage * (0.5 + 0.5 * defining.0);
-            specific = specific
-                || (coverage >= SPECIFIC_COVERAGE && self.is_specific(sig_terms, query, coverage));
+            specific =
+                specific || (coverage >= SPECIFIC_COVERAGE && self.is_specific(sig_terms, query));
             let rank = (weighed, coverage, sig_terms.len());
             if best.is_none_or(|(r, _, _)| outranks(rank, r)) {
                 best = Some((rank, i, defining));
@@ -445,7 +445,7 @@ impl Searcher {
                 Some(self.docs[ord].signatures[i].clone()),
                 coverage,
                 defining,
-                specific || self.is_specific(&self.signature_terms[ord][i], query, coverage),
+                specific || self.is_specific(&self.signature_terms[ord][i], query),
                 self.message_phrase(ord, i, (sequence, message)),
             ),
             None => (None, 0.0, (0.0, false), false, (0.0, 0)),
@@ -482,12 +482,12 @@ impl Searcher {
         share(said, longest)
     }
 
-    /// Whether a query covering `coverage` of `signature` shares more than common words with
-    /// it, or all of it: every word, in whatever order (`backend CUDA but got backend CPU` holds
-    /// all of `backend CPU but got backend CUDA`). One word shared with a message of three words or more (`core` of
+    /// Whether a query shares more than common words with `signature`, or all of it: every
+    /// word, in whatever order (`backend CUDA but got backend CPU` holds all of `backend CPU but
+    /// got backend CUDA`). One word shared with a message of three words or more (`core` of
     /// `numpy.core.multiarray failed to import` in `Aborted (core dumped)`) is a coincidence as
     /// often as not, however rare the word.
-    fn is_specific(&self, signature: &[String], query: &HashSet<&str>, coverage: f32) -> bool {
+    fn is_specific(&self, signature: &[String], query: &HashSet<&str>) -> bool {
         let shared: HashSet<&str> = signature
             .iter()
             .map(String::as_str)
@@ -495,9 +495,7 @@ impl Searcher {
             .collect();
         let lone_word = shared.len() == 1 && signature.len() >= LONE_WORD_SIGNATURE;
         let every_word = signature.iter().all(|t| shared.contains(t.as_str()));
-        coverage >= 1.0
-            || every_word
-            || (!lone_word && shared.iter().any(|t| !self.common.contains(*t)))
+        every_word || (!lone_word && shared.iter().any(|t| !self.common.contains(*t)))
     }
 
     /// The share of a signature's defining terms found in the query (1 when it has none), and
