@@ -68,6 +68,57 @@ pub fn ends_otherwise(message: &[String], line: &[String], longest: usize) -> bo
         .any(|j| line[j..].starts_with(held) && line.get(j + held.len()).is_some_and(another))
 }
 
+/// Whether a line says the start of a signature's message, then goes on with another word where
+/// the message goes on, and says neither that word nor the rest of the message: `CUDA error:
+/// an illegal instruction was encountered` holds `CUDA error: an illegal` of `... an illegal
+/// memory access was encountered`, then says `instruction`; `sm_80 is not compatible with the
+/// current PyTorch installation` holds `is not compatible with` of `... with devices with SM <
+/// 7.5.`. A sibling message of the same family, not the message: it can point at the entry,
+/// not name it. One word replaced with the rest of the message after it (`but found` for `but
+/// got`) is the message in another release's words, and a line that stops after the start is
+/// cut, not another message; so is one that holds the message's first sentence and goes on
+/// with other advice (`... subspaces). Call .contiguous() before .view().` for `... subspaces).
+/// Use .reshape(...) instead.`). `best` is the message's longest run in the line
+/// ([`best_run`]); `sentence`, how many of the message's terms its first sentence has
+/// ([`first_sentence_len`]).
+pub fn goes_otherwise(
+    message: &[String],
+    line: &[String],
+    best: Option<Run>,
+    sentence: usize,
+) -> bool {
+    const MIN_HELD: usize = 2;
+    let Some((0, at, held)) = best else {
+        return false;
+    };
+    if held >= sentence {
+        return false;
+    }
+    let Some(next) = message.get(held) else {
+        return false;
+    };
+    let Some(said) = line.get(at + held) else {
+        return false;
+    };
+    let same = said.starts_with(next.as_str()) || next.starts_with(said.as_str());
+    let rest = &message[held + 1..];
+    held >= MIN_HELD
+        && !same
+        && !line.contains(next)
+        && (rest.is_empty() || longest_run(rest, line) < rest.len())
+}
+
+/// How many terms of `signature` (a signature's text) its first sentence has: up to the first
+/// `.`, `!` or `?` that a space follows (`subspaces). Use` ends one; `torch.cuda` and a final
+/// `.` do not), all of them when it has one sentence.
+pub fn first_sentence_len(signature: &str) -> usize {
+    let bytes = signature.as_bytes();
+    let end = (0..bytes.len()).find(|&i| {
+        b".!?".contains(&bytes[i]) && bytes.get(i + 1).is_some_and(u8::is_ascii_whitespace)
+    });
+    terms(&signature[..end.map_or(signature.len(), |i| i + 1)]).len()
+}
+
 /// Whether a line says the rest of a signature's message about another subject: the message's
 /// first words are nowhere in the line, and where they would stand the line says other words
 /// (`Learning rate: 0 has to be greater than 0` against `Train batch size: has to be greater
@@ -184,6 +235,56 @@ pub fn words_in_a_row(signature: &str, line: &str) -> (f32, f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line that says a message's start, then another word and none of the rest, says a
+    /// sibling message; one that replaces a word and keeps the rest, or stops, says the message.
+    #[test]
+    fn a_message_gone_on_with_other_words_is_a_sibling() {
+        let message = terms("CUDA error: an illegal memory access was encountered");
+        let goes = |line: &str| {
+            let line = terms(line);
+            goes_otherwise(&message, &line, best_run(&message, &line), message.len())
+        };
+        assert!(goes(
+            "RuntimeError: CUDA error: an illegal instruction was encountered"
+        ));
+        assert!(goes("CUDA error: an illegal address"));
+        assert!(!goes(
+            "RuntimeError: CUDA error: an illegal memory access was encountered"
+        ));
+        assert!(!goes("CUDA error: an illegal memory acc"));
+        assert!(!goes("CUDA error: an illegal"));
+        assert!(!goes(
+            "CUDA error: an unlawful memory access was encountered"
+        ));
+        let bus = terms("DataLoader worker (pid) is killed by signal: Bus error.");
+        let line = terms("DataLoader worker (pid 4242) is killed by signal: Killed.");
+        assert!(goes_otherwise(
+            &bus,
+            &line,
+            best_run(&bus, &line),
+            bus.len()
+        ));
+        let view = "view size is not compatible with input tensor's size and stride (at least one \
+                    dimension spans across two contiguous subspaces). Use .reshape(...) instead.";
+        let (sentence, view) = (first_sentence_len(view), terms(view));
+        assert!(sentence < view.len());
+        let old = terms(
+            "RuntimeError: invalid argument 2: view size is not compatible with input tensor's \
+             size and stride (at least one dimension spans across two contiguous subspaces). \
+             Call .contiguous() before .view().",
+        );
+        assert!(!goes_otherwise(
+            &view,
+            &old,
+            best_run(&view, &old),
+            sentence
+        ));
+        assert_eq!(
+            first_sentence_len("torch.cuda.foo failed."),
+            terms("torch.cuda.foo failed.").len()
+        );
+    }
 
     /// A line that ends a message on another word says another message; one that cuts the last
     /// word, runs it into a name, or holds the whole message does not.

@@ -19,8 +19,8 @@ use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
 use crate::coverage::{
-    begins_otherwise, best_run, cut_copy, ends_otherwise, head_len, line_head_len, longest_run,
-    outranks, share, Match,
+    begins_otherwise, best_run, cut_copy, ends_otherwise, first_sentence_len, goes_otherwise,
+    head_len, line_head_len, longest_run, outranks, share, Match,
 };
 use crate::integrity::{check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
@@ -104,6 +104,11 @@ pub struct Hit {
     /// How many terms of that signature's message the query holds as that run.
     #[serde(skip)]
     pub run: usize,
+    /// Whether the query holds that message but its last word, then says another word in its
+    /// place (`CUDA error: invalid device pointer` against `CUDA error: invalid device
+    /// function`): a sibling of the message, not the message ([`ends_otherwise`]).
+    #[serde(skip)]
+    pub ends_otherwise: bool,
 }
 
 impl Hit {
@@ -123,6 +128,7 @@ impl Hit {
             defined: false,
             phrase: 0.0,
             run: 0,
+            ends_otherwise: false,
         }
     }
 }
@@ -149,6 +155,9 @@ pub struct Searcher {
     signature_terms: Vec<Vec<Vec<String>>>,
     /// For each signature, how many of its terms are its exception's name.
     signature_heads: Vec<Vec<usize>>,
+    /// For each signature, how many terms of its message (after its exception's name) its first
+    /// sentence has ([`first_sentence_len`]).
+    signature_sentences: Vec<Vec<usize>>,
     /// Every distinct signature term, sorted (see [`vocabulary::completions`]).
     sorted_terms: Vec<String>,
     /// Terms found in the signatures of at most [`vocabulary::DEFINING_DOCS`] entries.
@@ -212,13 +221,10 @@ impl Searcher {
                 reason: format!("{num_docs} indexed documents but {} entries", docs.len()),
             });
         }
-        let signature_terms: Vec<Vec<Vec<String>>> = docs
-            .iter()
-            .map(|d| d.signatures.iter().map(|s| terms(s)).collect())
-            .collect();
-        let signature_heads = (docs.iter())
-            .map(|d| d.signatures.iter().map(|s| head_len(s)).collect())
-            .collect();
+        let signature_terms = per_signature(&docs, |s| terms(s));
+        let signature_heads = per_signature(&docs, head_len);
+        let signature_sentences =
+            per_signature(&docs, |s| first_sentence_len(s).saturating_sub(head_len(s)));
         let (rare, common) = vocabulary::rare_and_common(&signature_terms);
         let sorted_terms = vocabulary::sorted_terms(&signature_terms);
         let (cues, cue_docs) = cue_set(&docs);
@@ -236,6 +242,7 @@ impl Searcher {
             docs,
             signature_terms,
             signature_heads,
+            signature_sentences,
             sorted_terms,
             rare,
             common,
@@ -386,7 +393,7 @@ impl Searcher {
         sequence: (&[String], &[String]),
     ) -> Option<Hit> {
         let meta = self.docs.get(ord)?;
-        let (matched_signature, coverage, (defining, defined), specific, (phrase, run)) =
+        let (matched_signature, coverage, (defining, defined), specific, (phrase, run, ends)) =
             self.best_signature(ord, query, sequence);
         let matched = coverage * (0.5 + 0.5 * defining);
         Some(Hit {
@@ -398,6 +405,7 @@ impl Searcher {
             defined,
             phrase,
             run,
+            ends_otherwise: ends,
             ..Hit::unmatched(meta, score)
         })
     }
@@ -412,7 +420,7 @@ impl Searcher {
         ord: usize,
         query: &HashSet<&str>,
         (sequence, message): (&[String], &[String]),
-    ) -> (Option<String>, f32, (f32, bool), bool, (f32, usize)) {
+    ) -> (Option<String>, f32, (f32, bool), bool, (f32, usize, bool)) {
         let mut best: Option<(Match, usize, (f32, bool))> = None;
         let mut specific = false;
         for (i, sig_terms) in self.signature_terms[ord].iter().enumerate() {
@@ -448,7 +456,7 @@ impl Searcher {
                 specific || self.is_specific(&self.signature_terms[ord][i], query),
                 self.message_phrase(ord, i, (sequence, message)),
             ),
-            None => (None, 0.0, (0.0, false), false, (0.0, 0)),
+            None => (None, 0.0, (0.0, false), false, (0.0, 0, false)),
         }
     }
 
@@ -459,27 +467,35 @@ impl Searcher {
     /// last is a defining one says none of it ([`ends_otherwise`]): `killed by signal: Aborted.`
     /// is not `killed by signal: Killed.`, while `but found` for `but got` is the same message in
     /// another release's words; nor does one that says it about another subject
-    /// ([`begins_otherwise`]).
+    /// ([`begins_otherwise`]). A line that ends it on another word where its last is a common
+    /// one holds the message's phrase but is flagged: `invalid device pointer` is a sibling of
+    /// `invalid device function`, which can point at the entry, never name it.
     fn message_phrase(
         &self,
         ord: usize,
         i: usize,
         (sequence, message): (&[String], &[String]),
-    ) -> (f32, usize) {
+    ) -> (f32, usize, bool) {
         let (terms, head) = (&self.signature_terms[ord][i], self.signature_heads[ord][i]);
         let line = if head > 0 { message } else { sequence };
         let said = terms.get(head..).unwrap_or_default();
         // One run serves the three readings of the message.
         let best = best_run(said, line);
         let longest = best.map_or(0, |(_, _, len)| len);
-        if said.last().is_some_and(|t| self.rare.contains(t)) && ends_otherwise(said, line, longest)
-        {
-            return (0.0, 0);
+        let ends = ends_otherwise(said, line, longest);
+        if ends && said.last().is_some_and(|t| self.rare.contains(t)) {
+            return (0.0, 0, false);
         }
         if head > 0 && begins_otherwise(said, line, best) {
-            return (0.0, 0);
+            return (0.0, 0, false);
         }
-        share(said, longest)
+        let (phrase, run) = share(said, longest);
+        let sentence = self.signature_sentences[ord][i];
+        (
+            phrase,
+            run,
+            ends || goes_otherwise(said, line, best, sentence),
+        )
     }
 
     /// Whether a query shares more than common words with `signature`, or all of it: every
@@ -517,6 +533,13 @@ impl Searcher {
     pub fn cues(&self) -> (&CueSet, &[usize]) {
         (&self.cues, &self.cue_docs)
     }
+}
+
+/// `f` of each signature of each document, in the documents' order.
+fn per_signature<T>(docs: &[DocMeta], f: impl Fn(&str) -> T) -> Vec<Vec<T>> {
+    (docs.iter())
+        .map(|d| d.signatures.iter().map(|s| f(s)).collect())
+        .collect()
 }
 
 /// One cue set over every entry's cues.

@@ -489,3 +489,36 @@ fn a_shared_memory_files_name_does_not_hide_its_signature() {
     let slugs: Vec<&str> = d.entries.iter().take(2).map(|e| e.slug.as_str()).collect();
     assert!(slugs.contains(&"dataloader-shared-memory-crash"), "{d:#?}");
 }
+
+/// A line that says the start of a message and goes on with another word says a sibling of it:
+/// `CUDA error: invalid device pointer` is not the driver entry's `invalid device function`,
+/// and `libcuda.so: cannot open shared object file` is not Triton's `libcuda.so cannot
+/// found!`. Neither names the failure. A line that holds a message's first sentence and goes on
+/// with other advice (an older release's hint) is the message.
+#[test]
+fn a_sibling_of_a_message_names_nothing() {
+    let crash = |line: &str| {
+        diagnosed(&format!(
+            "Traceback (most recent call last):\n  File \"train.py\", line 30, in <module>\n    loss = model(x)\n{line}\n"
+        ))
+    };
+    let function = crash("RuntimeError: CUDA error: invalid device function");
+    assert_eq!(function.outcome, Outcome::Diagnosis, "{function:#?}");
+    assert_eq!(
+        top(&function),
+        "cuda-driver-version-mismatch",
+        "{function:#?}"
+    );
+    for line in [
+        "RuntimeError: CUDA error: invalid device pointer",
+        "OSError: libcuda.so: cannot open shared object file: No such file or directory",
+    ] {
+        let sibling = crash(line);
+        assert_ne!(sibling.outcome, Outcome::Diagnosis, "{line}: {sibling:#?}");
+    }
+    let hint = crash(
+        "RuntimeError: invalid argument 2: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Call .contiguous() before .view(). at /pytorch/aten/src/TH/generic/THTensor.cpp:203",
+    );
+    assert_eq!(hint.outcome, Outcome::Diagnosis, "{hint:#?}");
+    assert_eq!(top(&hint), "view-non-contiguous-tensor", "{hint:#?}");
+}

@@ -130,6 +130,11 @@ pub struct Evidence {
     /// How many terms of the signature's message the line holds as one run in its order.
     #[serde(skip)]
     pub run: usize,
+    /// The line holds the signature's message but its last word, then says another word in its
+    /// place (see [`crate::Hit`]): a sibling message, which points at the entry and never names
+    /// it.
+    #[serde(skip)]
+    pub ends_otherwise: bool,
     /// The line holds less than half of the signature, or none of its message (its words after
     /// the exception's name, or a message ended on another word): it shares words with it, no
     /// more.

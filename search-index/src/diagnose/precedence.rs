@@ -188,6 +188,7 @@ mod tests {
             specific: true,
             phrase: 1.0,
             run: 3,
+            ends_otherwise: false,
             partial: coverage < MIN_COVERAGE,
             whole: coverage >= crate::diagnose::WHOLE_COVERAGE,
             follows: None,

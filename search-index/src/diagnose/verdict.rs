@@ -39,6 +39,11 @@ const MIN_POINTING_COVERAGE: f32 = 0.3;
 /// The words in a row of a signature's message a line needs to point at the entry without its
 /// defining words ([`says_the_phrase`]): fewer are a common turn of phrase (`terminated with`).
 const MIN_PHRASE_RUN: usize = 4;
+/// The words in a row of a signature's message a sibling of it ([`Evidence::ends_otherwise`])
+/// needs to point at the entry when they are all common words: `Expected all tensors to be on
+/// the same device, but found` of `... same device, but got`, where `object has no attribute
+/// 'version'` of `object has no attribute 'ds_opt_adam'` is Python's wording for any object.
+const SIBLING_RUN: usize = 2 * MIN_PHRASE_RUN;
 
 /// Why the best entry falls short of a diagnosis, for the sentence that says so.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -132,6 +137,9 @@ fn one_match_per_line(entry: &mut DiagnosedEntry) {
 /// and some of its message (its words after the exception's name): `AssertionError: sentence at
 /// index 25683144 exceeds max_tokens limit!` shares only `AssertionError` with `AssertionError:
 /// Invalid device id`.
+/// A sibling of a message (its words in a row, then another word: [`Evidence::ends_otherwise`])
+/// points at the entry when it holds [`SIBLING_RUN`] words of it in a row, however common they
+/// are.
 /// A line sharing a few common words with many signatures (`AttributeError: ... object has no
 /// attribute`), or one word with a signature of several (`error` of `CUDA error: initialization
 /// error`), points nowhere.
@@ -149,7 +157,7 @@ fn pointed(entry: &DiagnosedEntry, from_reports: bool) -> bool {
             || !entry.reasons.is_empty()
             || entry.evidence.iter().any(|e| {
                 (from_reports || e.role != Role::Collateral)
-                    && e.specific
+                    && (e.specific || (e.ends_otherwise && e.run >= SIBLING_RUN))
                     && e.coverage >= MIN_POINTING_COVERAGE
                     && (e.coverage * e.defining >= MIN_POINTING || says_the_phrase(e))
                     && (e.phrase > 0.0 || !generic_head(e))
@@ -176,10 +184,12 @@ fn says_the_phrase(e: &Evidence) -> bool {
 
 /// Whether an evidence line holds enough of its signature's wording, in order and with its
 /// defining words, to name the failure, given the coverage it needs; not a wrapper's bare name
-/// over another exception ([`relays_another`]).
+/// over another exception ([`relays_another`]), nor a sibling message that ends on another word
+/// ([`Evidence::ends_otherwise`]).
 fn holds_the_wording(e: &Evidence, threshold: f32) -> bool {
     e.coverage >= threshold
         && e.phrase >= MIN_PHRASE
+        && !e.ends_otherwise
         && e.defining >= MIN_DEFINING
         && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
         && !relays_another(e)
