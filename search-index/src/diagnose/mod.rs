@@ -136,8 +136,8 @@ pub struct Evidence {
     #[serde(skip)]
     pub ends_otherwise: bool,
     /// The line holds less than half of the signature, or none of its message (its words after
-    /// the exception's name, or a message ended on another word): it shares words with it, no
-    /// more.
+    /// the exception's name, or a message ended on another word), or a sibling of it
+    /// ([`Evidence::ends_otherwise`]): it shares words with it, no more.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
     /// The line holds every word of that signature, in its order: it matches it, where a line
