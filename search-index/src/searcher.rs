@@ -104,9 +104,10 @@ pub struct Hit {
     /// How many terms of that signature's message the query holds as that run.
     #[serde(skip)]
     pub run: usize,
-    /// Whether the query holds that message but its last word, then says another word in its
-    /// place (`CUDA error: invalid device pointer` against `CUDA error: invalid device
-    /// function`): a sibling of the message, not the message ([`ends_otherwise`]).
+    /// Whether the query says the start of that message, then another word where the message
+    /// goes on (`CUDA error: invalid device pointer` against `CUDA error: invalid device
+    /// function`): a sibling of the message, not the message ([`ends_otherwise`],
+    /// [`goes_otherwise`]).
     #[serde(skip)]
     pub ends_otherwise: bool,
 }

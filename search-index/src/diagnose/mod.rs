@@ -130,9 +130,9 @@ pub struct Evidence {
     /// How many terms of the signature's message the line holds as one run in its order.
     #[serde(skip)]
     pub run: usize,
-    /// The line holds the signature's message but its last word, then says another word in its
-    /// place (see [`crate::Hit`]): a sibling message, which points at the entry and never names
-    /// it.
+    /// The line says the start of the signature's message, then another word where the message
+    /// goes on (see [`crate::Hit`]): a sibling message, which may point at the entry and never
+    /// names it.
     #[serde(skip)]
     pub ends_otherwise: bool,
     /// The line holds less than half of the signature, or none of its message (its words after
