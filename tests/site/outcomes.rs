@@ -459,19 +459,14 @@ fn a_message_that_ends_on_another_signal_is_another_message() {
 /// `greater` and most of the message.
 #[test]
 fn a_message_about_another_subject_is_another_message() {
-    let assert = |line: &str| {
-        diagnosed(&format!(
-            "Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n    main()\n{line}\n"
-        ))
-    };
-    let batch = assert("AssertionError: Train batch size: 0 has to be greater than 0");
+    let batch = crashed_with("AssertionError: Train batch size: 0 has to be greater than 0");
     assert_eq!(batch.outcome, Outcome::Diagnosis, "{batch:#?}");
     assert_eq!(top(&batch), "deepspeed-batch-size-mismatch", "{batch:#?}");
     for line in [
         "AssertionError: Learning rate: 0 has to be greater than 0",
         "ValueError: The number of workers has to be greater than 0",
     ] {
-        let other = assert(line);
+        let other = crashed_with(line);
         assert_ne!(other.outcome, Outcome::Diagnosis, "{line}: {other:#?}");
     }
 }
@@ -497,12 +492,7 @@ fn a_shared_memory_files_name_does_not_hide_its_signature() {
 /// with other advice (an older release's hint) is the message.
 #[test]
 fn a_sibling_of_a_message_names_nothing() {
-    let crash = |line: &str| {
-        diagnosed(&format!(
-            "Traceback (most recent call last):\n  File \"train.py\", line 30, in <module>\n    loss = model(x)\n{line}\n"
-        ))
-    };
-    let function = crash("RuntimeError: CUDA error: invalid device function");
+    let function = crashed_with("RuntimeError: CUDA error: invalid device function");
     assert_eq!(function.outcome, Outcome::Diagnosis, "{function:#?}");
     assert_eq!(
         top(&function),
@@ -513,12 +503,19 @@ fn a_sibling_of_a_message_names_nothing() {
         "RuntimeError: CUDA error: invalid device pointer",
         "OSError: libcuda.so: cannot open shared object file: No such file or directory",
     ] {
-        let sibling = crash(line);
+        let sibling = crashed_with(line);
         assert_ne!(sibling.outcome, Outcome::Diagnosis, "{line}: {sibling:#?}");
     }
-    let hint = crash(
+    let hint = crashed_with(
         "RuntimeError: invalid argument 2: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Call .contiguous() before .view(). at /pytorch/aten/src/TH/generic/THTensor.cpp:203",
     );
     assert_eq!(hint.outcome, Outcome::Diagnosis, "{hint:#?}");
     assert_eq!(top(&hint), "view-non-contiguous-tensor", "{hint:#?}");
+}
+
+/// The diagnosis of a run that crashed in one frame of its script with `line`, its exception.
+fn crashed_with(line: &str) -> errata_search::diagnose::Diagnosis {
+    diagnosed(&format!(
+        "Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n    main()\n{line}\n"
+    ))
 }
