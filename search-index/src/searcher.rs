@@ -26,7 +26,7 @@ use crate::integrity::{check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
 use crate::schema::{fields_of, Fields};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
-use crate::vocabulary;
+use crate::vocabulary::{self, names_a_generic_exception};
 use crate::Document;
 
 /// A signature of this many terms or more is not matched specifically by one of them alone.
@@ -156,6 +156,9 @@ pub struct Searcher {
     signature_terms: Vec<Vec<Vec<String>>>,
     /// For each signature, how many of its terms are its exception's name.
     signature_heads: Vec<Vec<usize>>,
+    /// The same, where that name is one of Python's own exceptions (0 where it is not): words
+    /// any failure can raise, which say nothing of what failed.
+    python_heads: Vec<Vec<usize>>,
     /// For each signature, how many terms of its message (after its exception's name) its first
     /// sentence has ([`first_sentence_len`]).
     signature_sentences: Vec<Vec<usize>>,
@@ -224,6 +227,10 @@ impl Searcher {
         }
         let signature_terms = per_signature(&docs, |s| terms(s));
         let signature_heads = per_signature(&docs, head_len);
+        let python_heads = per_signature(&docs, |s| match names_a_generic_exception(s) {
+            true => head_len(s),
+            false => 0,
+        });
         let signature_sentences =
             per_signature(&docs, |s| first_sentence_len(s).saturating_sub(head_len(s)));
         let (rare, common) = vocabulary::rare_and_common(&signature_terms);
@@ -243,6 +250,7 @@ impl Searcher {
             docs,
             signature_terms,
             signature_heads,
+            python_heads,
             signature_sentences,
             sorted_terms,
             rare,
@@ -443,7 +451,7 @@ impl Searcher {
             let defining = self.defining_share(&sig_terms[..held], query);
             let weighed = coverage * (0.5 + 0.5 * defining.0);
             specific =
-                specific || (coverage >= SPECIFIC_COVERAGE && self.is_specific(sig_terms, query));
+                specific || (coverage >= SPECIFIC_COVERAGE && self.is_specific((ord, i), query));
             let rank = (weighed, coverage, sig_terms.len());
             if best.is_none_or(|(r, _, _)| outranks(rank, r)) {
                 best = Some((rank, i, defining));
@@ -454,7 +462,7 @@ impl Searcher {
                 Some(self.docs[ord].signatures[i].clone()),
                 coverage,
                 defining,
-                specific || self.is_specific(&self.signature_terms[ord][i], query),
+                specific || self.is_specific((ord, i), query),
                 self.message_phrase(ord, i, (sequence, message)),
             ),
             None => (None, 0.0, (0.0, false), false, (0.0, 0, false)),
@@ -503,14 +511,23 @@ impl Searcher {
     /// word, in whatever order (`backend CUDA but got backend CPU` holds all of `backend CPU but
     /// got backend CUDA`). One word shared with a message of three words or more (`core` of
     /// `numpy.core.multiarray failed to import` in `Aborted (core dumped)`) is a coincidence as
-    /// often as not, however rare the word.
-    fn is_specific(&self, signature: &[String], query: &HashSet<&str>) -> bool {
+    /// often as not, however rare the word; so is one word and Python's name for the exception
+    /// (`integer` of `ValueError: Integer parameters are unsupported` in `ValueError:
+    /// num_samples should be a positive integer value`), which any failure can raise.
+    fn is_specific(&self, (ord, i): (usize, usize), query: &HashSet<&str>) -> bool {
+        let signature = &self.signature_terms[ord][i];
         let shared: HashSet<&str> = signature
             .iter()
             .map(String::as_str)
             .filter(|t| query.contains(t))
             .collect();
-        let lone_word = shared.len() == 1 && signature.len() >= LONE_WORD_SIGNATURE;
+        let message = signature
+            .get(self.python_heads[ord][i]..)
+            .unwrap_or_default();
+        let own: HashSet<&str> = (message.iter().map(String::as_str))
+            .filter(|t| shared.contains(t) && !vocabulary::is_generic(t))
+            .collect();
+        let lone_word = own.len() <= 1 && signature.len() >= LONE_WORD_SIGNATURE;
         let every_word = signature.iter().all(|t| shared.contains(t.as_str()));
         every_word || (!lone_word && shared.iter().any(|t| !self.common.contains(*t)))
     }

@@ -75,3 +75,25 @@ fn a_line_with_every_word_of_a_signature_is_specific_in_any_order() {
         "RuntimeError: Expected object of backend CUDA but got backend CPU for #2 'mat2'"
     ));
 }
+
+/// One word of a message and Python's name for the exception are a coincidence, however rare
+/// the word: `ValueError: num_samples should be a positive integer value` shares only
+/// `integer` with FSDP's `ValueError: Integer parameters are unsupported` besides the name any
+/// failure can raise. A second word of the message makes it more than that.
+#[test]
+fn one_word_and_the_exception_name_are_not_specific() {
+    let s = searcher(&[
+        "ValueError: Integer parameters are unsupported",
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+    ]);
+    let specific = |line: &str| {
+        let hits = s.search(line, 3).unwrap();
+        (hits.iter().find(|h| h.slug == "entry-0")).is_some_and(|h| h.specific)
+    };
+    assert!(!specific(
+        "ValueError: num_samples should be a positive integer value, but got num_samples=0"
+    ));
+    assert!(specific(
+        "ValueError: integer parameters given to flat_param"
+    ));
+}

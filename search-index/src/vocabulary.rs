@@ -86,7 +86,6 @@ const GENERIC_TERMS: [&str; 57] = [
     "success",
 ];
 
-/// The rare terms and the common terms of the signatures (each entry's, each signature's terms).
 /// Whether a signature names one of Python's own exception classes before its message
 /// (`AssertionError: Invalid device id`, `OSError: [Errno 98] Address already in use`): any
 /// failure can raise them, so a line sharing only that name shares nothing of what failed.
@@ -98,6 +97,13 @@ pub fn names_a_generic_exception(signature: &str) -> bool {
     name.ends_with("error") && GENERIC_TERMS.contains(&name.as_str())
 }
 
+/// Whether `term` is one of Python's or a C++ check macro's own words ([`GENERIC_TERMS`]): the
+/// wrapping of a failure (`ValueError`, `failed`), not a word of what failed.
+pub fn is_generic(term: &str) -> bool {
+    GENERIC_TERMS.contains(&term)
+}
+
+/// The rare terms and the common terms of the signatures (each entry's, each signature's terms).
 pub fn rare_and_common(signature_terms: &[Vec<Vec<String>>]) -> (HashSet<String>, HashSet<String>) {
     let mut rare = terms_by_docs(signature_terms, |n| n <= DEFINING_DOCS);
     rare.retain(|t| !GENERIC_TERMS.contains(&t.as_str()));
