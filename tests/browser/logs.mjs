@@ -269,6 +269,14 @@ export const EVIDENCE_LOGS = [
     '[2024-03-02 10:00:01,000] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 4121',
     "[2024-03-02 10:00:01,200] [ERROR] [launch.py:321:sigkill_handler] ['/opt/venv/bin/python', '-u', 'main.py', '--local_rank=1'] exits with return code = -7",
   ].join('\n'), 'possible', 'dataloader-shared-memory-crash'],
+  ["an error line's reasons on the lines below it", [
+    'NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:',
+    '     query       : shape=(2, 1024, 8, 64) (torch.bfloat16)',
+    '     key         : shape=(2, 1024, 8, 64) (torch.bfloat16)',
+    '     value       : shape=(2, 1024, 8, 64) (torch.bfloat16)',
+    '`cutlassF-pt` is not supported because:',
+    '    bf16 is only supported on A100+ GPUs',
+  ].join('\n'), 'possible', 'bf16-unsupported-gpu'],
   ["a script's report of a job killed", [
     'epoch 1 step 40 loss 2.31',
     '/bin/bash: line 1: 48213 Killed                  python train.py --batch-size 64',

@@ -133,7 +133,8 @@ pub(super) fn ranked_entries(
             add_shared(searcher, &mut per_entry, line, role, w, &hit);
             add_hit(&mut per_entry, line, role, w, hit);
         }
-        if line.kind == LineKind::Exception && !line.collateral {
+        // An exception's, or a line's that announces what follows ([`ErrorLine::continuation`]).
+        if !line.collateral {
             add_continuation(searcher, &mut per_entry, line, role, w)?;
         }
         // Where it was raised tells apart entries that share the exception's wording; it only

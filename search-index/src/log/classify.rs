@@ -263,6 +263,12 @@ pub fn message_below(text: &str) -> Option<String> {
     (text.ends_with(':') && exception_head(text)).then(|| text.to_owned())
 }
 
+/// Whether an error line ends by announcing the lines below it (xformers' `` `cutlassF` is not
+/// supported because:`` over its reasons): they go on its message, as an exception's do.
+pub fn announces_what_follows(text: &str) -> bool {
+    text.trim_end().ends_with(':')
+}
+
 /// An exception line's kind: a warning's class is a warning.
 pub fn exception_kind(text: &str) -> LineKind {
     if is_warning_class(text) {

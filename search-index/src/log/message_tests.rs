@@ -74,6 +74,27 @@ three
     assert_eq!(report.error_lines[0].continued, "");
 }
 
+/// An error line that ends by announcing the lines below it (xformers' reasons an attention
+/// operator cannot run) is continued by them, as an exception is; one that says all it has to
+/// say is not.
+#[test]
+fn an_error_line_ending_in_a_colon_is_continued() {
+    let report = read_log(
+        "`cutlassF-pt` is not supported because:
+    bf16 is only supported on A100+ GPUs
+",
+    );
+    let e = &report.error_lines[0];
+    assert_eq!(e.continued, "bf16 is only supported on A100+ GPUs");
+    assert_eq!(e.continuation.len(), 1);
+    let report = read_log(
+        "`cutlassF-pt` is not supported on this device
+    bf16 is only supported on A100+ GPUs
+",
+    );
+    assert_eq!(report.error_lines[0].continued, "");
+}
+
 /// A traceback that a paste flattened onto one line still yields its exception line, with its
 /// frames as the context; a plain traceback header is unchanged.
 #[test]

@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::classify::{
-    classify, classify_at, exception_head, exception_kind, is_collateral, is_launcher_summary,
-    is_relay_of_what_follows, message_below,
+    announces_what_follows, classify, classify_at, exception_head, exception_kind, is_collateral,
+    is_launcher_summary, is_relay_of_what_follows, message_below,
 };
 use super::clean::{clean_line, is_level, CleanLine};
 use super::cues::{CueHit, CueSet, MAX_CUE_HITS};
@@ -413,7 +413,7 @@ impl<'c> LogReader<'c> {
         }
         self.by_key.insert(key, self.folded.len());
         let state = self.ranks.entry(line.rank).or_default();
-        if kind == LineKind::Exception {
+        if kind == LineKind::Exception || announces_what_follows(&line.text) {
             state.continuing = Some((self.folded.len(), CONTINUED_LINES));
         }
         let before = &mut state.recent;
