@@ -156,9 +156,9 @@ pub struct Searcher {
     signature_terms: Vec<Vec<Vec<String>>>,
     /// For each signature, how many of its terms are its exception's name.
     signature_heads: Vec<Vec<usize>>,
-    /// The same, where that name is one of Python's own exceptions (0 where it is not): words
-    /// any failure can raise, which say nothing of what failed.
-    python_heads: Vec<Vec<usize>>,
+    /// For each signature, whether that name is one of Python's own exceptions: words any
+    /// failure can raise, which say nothing of what failed.
+    python_heads: Vec<Vec<bool>>,
     /// For each signature, how many terms of its message (after its exception's name) its first
     /// sentence has ([`first_sentence_len`]).
     signature_sentences: Vec<Vec<usize>>,
@@ -227,10 +227,7 @@ impl Searcher {
         }
         let signature_terms = per_signature(&docs, |s| terms(s));
         let signature_heads = per_signature(&docs, head_len);
-        let python_heads = per_signature(&docs, |s| match names_a_generic_exception(s) {
-            true => head_len(s),
-            false => 0,
-        });
+        let python_heads = per_signature(&docs, names_a_generic_exception);
         let signature_sentences =
             per_signature(&docs, |s| first_sentence_len(s).saturating_sub(head_len(s)));
         let (rare, common) = vocabulary::rare_and_common(&signature_terms);
@@ -521,9 +518,11 @@ impl Searcher {
             .map(String::as_str)
             .filter(|t| query.contains(t))
             .collect();
-        let message = signature
-            .get(self.python_heads[ord][i]..)
-            .unwrap_or_default();
+        let name = match self.python_heads[ord][i] {
+            true => self.signature_heads[ord][i],
+            false => 0,
+        };
+        let message = signature.get(name..).unwrap_or_default();
         let own: HashSet<&str> = (message.iter().map(String::as_str))
             .filter(|t| shared.contains(t) && !vocabulary::is_generic(t))
             .collect();
