@@ -94,11 +94,11 @@ pub fn names_a_generic_exception(signature: &str) -> bool {
         return false;
     };
     let name = head.rsplit('.').next().unwrap_or(head).to_ascii_lowercase();
-    name.ends_with("error") && GENERIC_TERMS.contains(&name.as_str())
+    name.ends_with("error") && is_generic(&name)
 }
 
 /// Whether `term` is one of Python's or a C++ check macro's own words ([`GENERIC_TERMS`]): the
-/// wrapping of a failure (`ValueError`, `failed`), not a word of what failed.
+/// wrapping of a failure (`ValueError`, `check`), not a word of what failed.
 pub fn is_generic(term: &str) -> bool {
     GENERIC_TERMS.contains(&term)
 }
@@ -106,7 +106,7 @@ pub fn is_generic(term: &str) -> bool {
 /// The rare terms and the common terms of the signatures (each entry's, each signature's terms).
 pub fn rare_and_common(signature_terms: &[Vec<Vec<String>>]) -> (HashSet<String>, HashSet<String>) {
     let mut rare = terms_by_docs(signature_terms, |n| n <= DEFINING_DOCS);
-    rare.retain(|t| !GENERIC_TERMS.contains(&t.as_str()));
+    rare.retain(|t| !is_generic(t));
     let mut common = terms_by_docs(signature_terms, |n| n >= COMMON_DOCS);
     common.extend(GENERIC_TERMS.iter().map(|t| t.to_string()));
     (rare, common)
