@@ -186,11 +186,12 @@ pub(super) fn ranked_entries(
     Ok(entries)
 }
 
-/// Adds what the lines right after an exception line (or a line that announces them, ending in
-/// a colon) match, when one holds a signature's wording as a line that names the failure
-/// would: the rest of a message printed over several lines (PaddlePaddle 1.x's `EnforceNotMet: Enforce failed. Expected allocating <= available,
-/// ...` then `Insufficient GPU memory to allocation.`). Code, file lists and other noise after
-/// an exception share a few words with signatures at most, and add nothing.
+/// Adds what the lines right after an exception line (or a line that announces them, ending in a
+/// colon) match, when one holds a signature's wording as a line that names the failure would: the
+/// rest of a message printed over several lines (PaddlePaddle 1.x's `EnforceNotMet: Enforce failed.
+/// Expected allocating <= available, ...` then `Insufficient GPU memory to allocation.`). Code,
+/// file lists and other noise after an exception share a few words with signatures at most, and add
+/// nothing.
 fn add_continuation(
     searcher: &Searcher,
     per_entry: &mut BTreeMap<String, Acc>,

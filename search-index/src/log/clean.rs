@@ -408,7 +408,8 @@ fn strip_prefix(s: &str) -> (&str, Option<u32>) {
     (rest.unwrap_or(s), None)
 }
 
-/// The message after glog's thread id (`head`) and source line: `E     374 tensorflow/x.cc:90] ...`.
+/// The message after glog's thread id (`head`) and source line:
+/// `E     374 tensorflow/x.cc:90] ...`.
 fn without_glog_location<'a>(head: &str, rest: &'a str) -> Option<&'a str> {
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
     let (location, message) = rest.trim_start().split_once("] ")?;

@@ -69,8 +69,8 @@ fn is_wrapped_function(text: &str) -> bool {
     })
 }
 
-/// A file's path alone on its line, as `rich` leaves the first part of a frame it wrapped
-/// inside the path (`/opt/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_pa`).
+/// A file's path alone on its line, as `rich` leaves the first part of a frame it wrapped inside
+/// the path (`/opt/venv/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_pa`).
 fn is_bare_path(text: &str) -> bool {
     let rooted = text.starts_with('/')
         || text.starts_with("~/")

@@ -187,10 +187,10 @@ fn word_wrap(sample: &str) -> Option<(usize, usize)> {
     (wrapped.len() >= MIN_WORD_WRAPPED).then_some((width, wrapped.len()))
 }
 
-/// Whether `line`, in a paste word-wrapped at `width`, goes on in `next`: `line` is at least
-/// half the width (or a frame's `File` before a long path), the first word of `next` would not have fit after it, and `next` starts at
-/// its first column with no mark of a line of its own (a logger's or a launcher's prefix, a
-/// traceback's header or frame, an exception's name, a table's frame).
+/// Whether `line`, in a paste word-wrapped at `width`, goes on in `next`: `line` is at least half
+/// the width (or a frame's `File` before a long path), the first word of `next` would not have fit
+/// after it, and `next` starts at its first column with no mark of a line of its own (a logger's or
+/// a launcher's prefix, a traceback's header or frame, an exception's name, a table's frame).
 pub(super) fn continues(line: &str, next: &str, width: usize) -> bool {
     let used = line.trim_end().chars().count();
     // The space a break was made at may start the next line instead of ending this one.

@@ -1,10 +1,10 @@
 //! What relays put before each line of a program's output: a container runtime (Kubernetes'
 //! `stderr F` after the timestamp), Docker Compose (`api-1  | `), TorchX (`trainer/0 `),
-//! systemd's journal (`Dec 04 10:00:00 host prog[pid]: `) and loguru (`| module:function:line
-//! - `). Each function takes a
-//! line (after its timestamp, for the runtime's tag) and yields it without the relay's part:
-//! `None` when the line does not start with it (the runtime's tag: the line as it is). [`super::clean`] calls them among its
-//! other prefixes.
+//! systemd's journal (`Dec 04 10:00:00 host prog[pid]: `) and loguru
+//! (`| module:function:line - `). Each function takes a line (after its timestamp, for the
+//! runtime's tag) and yields it without the relay's part: `None` when the line does not start
+//! with it (the runtime's tag: the line as it is). [`super::clean`] calls them among its other
+//! prefixes.
 
 /// The line without the prefix of whichever relay it starts with (journal, loguru, Compose,
 /// TorchX), if any.
