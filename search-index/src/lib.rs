@@ -1,13 +1,14 @@
 //! errata-search: everything about search, for the `errata` binary and the browser alike.
 //!
-//! The modules follow the data flow: [`schema`] names the fields and their weights,
-//! [`tokenizer`] turns error text into terms, [`writer`] indexes [`Document`]s into one
-//! [`bundle`] file, [`searcher`] opens a bundle and answers queries (with [`vocabulary`]: which
-//! words define a signature), [`first`] splits the signature fields into small files a browser
-//! answers its first query from, [`log`] reads a noisy training log into the lines that carry
-//! errors, and [`diagnose`] queries with those lines and names the failure with its evidence.
-//! Input is plain types, not the generator's structs, and
-//! the search path uses no threads, no mmap and no clock, so the same code runs in WebAssembly.
+//! The modules follow the data flow: [`schema`] names the fields and their weights, [`tokenizer`]
+//! turns error text into terms, [`writer`] indexes [`Document`]s into one [`bundle`] file,
+//! [`searcher`] opens a bundle and answers queries (with [`vocabulary`]: which words define a
+//! signature; `prose`: tantivy's BM25 over the other fields; and `signature_score`: BM25 on each
+//! signature apart), [`first`] splits the signature fields into small files a browser answers its
+//! first query from, [`log`] reads a noisy training log into the lines that carry errors, and
+//! [`diagnose`] queries with those lines and names the failure with its evidence. Input is plain
+//! types, not the generator's structs, and the search path uses no threads, no mmap and no clock,
+//! so the same code runs in WebAssembly.
 
 pub mod bundle;
 pub mod coverage;
@@ -15,10 +16,12 @@ pub mod diagnose;
 pub mod first;
 mod integrity;
 pub mod log;
+mod prose;
 pub mod schema;
 pub mod searcher;
 #[cfg(test)]
 mod searcher_tests;
+mod signature_score;
 pub mod tokenizer;
 pub mod vocabulary;
 pub mod writer;

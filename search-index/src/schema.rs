@@ -35,6 +35,9 @@ pub const BOOSTS: [(&str, f32); 6] = [
     ("body", 0.35),
 ];
 
+/// The signatures field's boost, which [`crate::signature_score`] scores apart.
+pub const SIGNATURES_BOOST: f32 = BOOSTS[0].1;
+
 /// The fields a first-search index ranks by (see [`crate::first`]), with their boosts.
 pub const FIRST_FIELDS: [(&str, f32); 3] = [BOOSTS[0], BOOSTS[1], BOOSTS[2]];
 

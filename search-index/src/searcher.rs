@@ -3,18 +3,17 @@
 //! Takes a bundle's bytes (or documents, which are bundled in memory first, so both paths run
 //! the same code); answers any text with ranked [`Hit`]s. A query is never parsed as query
 //! syntax: the text is tokenized like the index and every term becomes a weighted optional
-//! clause over the text fields, so quotes, colons, `AND(` or 10 kB of junk are all just text.
-//! The BM25 score is then raised by how much of the entry's best signature the query covers,
-//! and that signature is reported as the one that matched.
+//! clause over the prose fields (title, tags, symptoms, summary, body), so quotes, colons,
+//! `AND(` or 10 kB of junk are all just text. The signatures are scored one by one
+//! ([`crate::signature_score`]), an entry counting its best. The BM25 score is then raised by
+//! how much of the entry's best signature the query covers, and that signature is reported as
+//! the one that matched.
 
 use std::collections::HashSet;
 use std::path::Path;
 
 use serde::Serialize;
-use tantivy::collector::TopDocs;
 use tantivy::directory::RamDirectory;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
-use tantivy::schema::IndexRecordOption;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Term};
 
 use crate::bundle::{self, BundleError, DocMeta, DOCS_FILE, FIRST_FILE};
@@ -24,7 +23,9 @@ use crate::coverage::{
 };
 use crate::integrity::{check_doc_count, check_footers, guarded};
 use crate::log::cues::{CueKind, CueSet};
-use crate::schema::{fields_of, Fields};
+use crate::prose::Prose;
+use crate::schema::{fields_of, Fields, SIGNATURES_BOOST};
+use crate::signature_score::{Best, SignatureScorer};
 use crate::tokenizer::{terms, ErrorTokenizer, TOKENIZER_NAME};
 use crate::vocabulary::{self, names_a_generic_exception};
 use crate::Document;
@@ -41,9 +42,6 @@ const SPECIFIC_COVERAGE: f32 = 0.5;
 
 /// At most this many distinct terms of a query are searched; the rest of a huge paste is noise.
 pub const MAX_QUERY_TERMS: usize = 64;
-
-/// A term found in more than 1/this of a large index's documents is skipped in prose fields.
-pub(crate) const COMMON_TERM_SHARE: u64 = 4;
 
 /// Hits scoring under this share of the best one are noise, not answers.
 const MIN_RELATIVE_SCORE: f32 = 0.04;
@@ -150,8 +148,10 @@ pub struct Searcher {
     reader: IndexReader,
     fields: Fields,
     docs: Vec<DocMeta>,
-    /// For each segment, the `ord` column (the index never reloads, so segments are fixed).
-    ords: Vec<tantivy::columnar::Column<u64>>,
+    /// The prose fields, which tantivy scores.
+    prose: Prose,
+    /// The signatures, each scored on its own.
+    signature_scorer: SignatureScorer,
     /// For each document, each signature's terms in order.
     signature_terms: Vec<Vec<Vec<String>>>,
     /// For each signature, how many of its terms are its exception's name.
@@ -233,17 +233,13 @@ impl Searcher {
         let (rare, common) = vocabulary::rare_and_common(&signature_terms);
         let sorted_terms = vocabulary::sorted_terms(&signature_terms);
         let (cues, cue_docs) = cue_set(&docs);
-        let ords = reader
-            .searcher()
-            .segment_readers()
-            .iter()
-            .map(|r| r.fast_fields().u64("ord"))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(index_error)?;
+        let prose = Prose::open(&reader, fields, docs.len(), partial)?;
+        let signature_scorer = SignatureScorer::new(&signature_terms);
         Ok(Searcher {
             reader,
             fields,
-            ords,
+            prose,
+            signature_scorer,
             docs,
             signature_terms,
             signature_heads,
@@ -344,48 +340,58 @@ impl Searcher {
             return Vec::new();
         }
         let searcher = self.reader.searcher();
-        let total = searcher.num_docs().max(1);
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(query_terms.len() * 6);
-        for term in query_terms {
-            for (field, boost) in self.fields.weighted() {
-                let term = Term::from_field_text(field, term);
-                // A term in most documents of a prose field tells little and costs the longest
-                // postings; signatures and titles keep every term.
-                if boost < 2.0
-                    && total >= 200
-                    && searcher.doc_freq(&term).unwrap_or(0) * COMMON_TERM_SHARE > total
-                {
-                    continue;
-                }
-                let q = TermQuery::new(term, IndexRecordOption::WithFreqs);
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
-            }
-        }
-        if clauses.is_empty() {
-            return Vec::new();
-        }
-        let query = BooleanQuery::new(clauses);
-        let Ok(top) = searcher.search(
-            &query,
-            &TopDocs::with_limit(candidates(limit)).order_by_score(),
-        ) else {
-            return Vec::new();
-        };
         let term_set: HashSet<&str> = query_terms.iter().map(String::as_str).collect();
-        let mut hits: Vec<Hit> = Vec::with_capacity(top.len());
-        for (score, address) in top {
-            let Some(ord) = self
-                .ords
-                .get(address.segment_ord as usize)
-                .and_then(|c| c.first(address.doc_id))
-            else {
-                continue;
-            };
-            if let Some(hit) = self.hit(ord as usize, score, &term_set, sequence) {
-                hits.push(hit);
-            }
-        }
+        let hits = (self.scored_candidates(&searcher, query_terms, candidates(limit)))
+            .into_iter()
+            .filter_map(|(ord, score)| self.hit(ord, score, &term_set, sequence))
+            .collect();
         best_first(hits, limit)
+    }
+
+    /// The `count` entries scoring best: BM25 over the prose fields (tantivy's) plus BM25 on the
+    /// entry's best signature ([`SignatureScorer`]), each weighed by its field's boost. The
+    /// candidates are the best `count` by either score.
+    fn scored_candidates(
+        &self,
+        searcher: &tantivy::Searcher,
+        query_terms: &[String],
+        count: usize,
+    ) -> Vec<(usize, f32)> {
+        let prose = self.prose.query(searcher, query_terms);
+        let mut scores = match &prose {
+            Some(query) => self.prose.top(searcher, query.as_ref(), count),
+            None => Vec::new(),
+        };
+        let signature = self.signature_scores(searcher, query_terms);
+        let unscored: Vec<usize> = (signature.top(count).into_iter())
+            .filter(|d| !scores.iter().any(|(o, _)| o == d))
+            .collect();
+        match &prose {
+            Some(query) => scores.extend(self.prose.scores_of(searcher, query.as_ref(), &unscored)),
+            None => scores.extend(unscored.iter().map(|&d| (d, 0.0))),
+        }
+        for (ord, score) in scores.iter_mut() {
+            *score += SIGNATURES_BOOST * signature.scores.get(*ord).copied().unwrap_or(0.0);
+        }
+        scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scores.truncate(count);
+        scores
+    }
+
+    /// Each entry's BM25 score on its best signature, with each term's inverse document
+    /// frequency from the index's signatures field (so a damaged term dictionary is found
+    /// here, as a tantivy query over the field would find it).
+    fn signature_scores(&self, searcher: &tantivy::Searcher, query_terms: &[String]) -> Best {
+        // Tantivy's own statistics: documents replaced in a live index count in both until a
+        // merge, so the count is every segment's, deleted documents too.
+        let total: u64 = (searcher.segment_readers().iter())
+            .map(|r| u64::from(r.max_doc()))
+            .sum();
+        self.signature_scorer.best(query_terms, |term| {
+            let term = Term::from_field_text(self.fields.signatures, term);
+            let df = searcher.doc_freq(&term).unwrap_or(0).min(total);
+            (1.0 + ((total - df) as f32 + 0.5) / (df as f32 + 0.5)).ln()
+        })
     }
 
     /// Entry `ord` as a hit for a query whose BM25 score is `score`, weighed by how well the
@@ -467,15 +473,16 @@ impl Searcher {
     }
 
     /// The share of signature `i`'s message found as one run in the line ([`share`]). When the
-    /// signature names an exception, its message is sought in the line's message: the words of
-    /// the line's own exception name are not its message (`AssertionError: Expected latents`
-    /// says nothing of `AssertionError: Optimizer set error` by the `error` of its name). A line that ends the message on another word where its
-    /// last is a defining one says none of it ([`ends_otherwise`]): `killed by signal: Aborted.`
-    /// is not `killed by signal: Killed.`, while `but found` for `but got` is the same message in
-    /// another release's words; nor does one that says it about another subject
-    /// ([`begins_otherwise`]). A line that ends it on another word where its last is a common
-    /// one holds the message's phrase but is flagged: `invalid device pointer` is a sibling of
-    /// `invalid device function`, which can point at the entry, never name it.
+    /// signature names an exception, its message is sought in the line's message: the words of the
+    /// line's own exception name are not its message (`AssertionError: Expected latents` says
+    /// nothing of `AssertionError: Optimizer set error` by the `error` of its name). A line that
+    /// ends the message on another word where its last is a defining one says none of it
+    /// ([`ends_otherwise`]): `killed by signal: Aborted.` is not `killed by signal: Killed.`, while
+    /// `but found` for `but got` is the same message in another release's words; nor does one that
+    /// says it about another subject ([`begins_otherwise`]). A line that ends it on another word
+    /// where its last is a common one holds the message's phrase but is flagged: `invalid device
+    /// pointer` is a sibling of `invalid device function`, which can point at the entry, never name
+    /// it.
     fn message_phrase(
         &self,
         ord: usize,

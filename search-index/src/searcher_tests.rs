@@ -97,3 +97,39 @@ fn one_word_and_the_exception_name_are_not_specific() {
         "ValueError: integer parameters given to flat_param"
     ));
 }
+
+/// An entry's score on one of its signatures does not fall as it gains other wordings. Scored
+/// as one text, the signatures field of an entry with twenty more wordings is fifty times
+/// longer, and BM25 charged its every signature for that: the OOM entry's `Dst tensor is not
+/// initialized.` once came to rank behind `dist is not initialized`.
+#[test]
+fn an_entry_keeps_its_score_on_a_signature_as_it_gains_others() {
+    let doc = |slug: &str, signature: &str| Document {
+        slug: slug.into(),
+        title: slug.into(),
+        url: format!("c/{slug}/"),
+        category: "c".into(),
+        severity: "high".into(),
+        signatures: vec![signature.into()],
+        ..Default::default()
+    };
+    let few = vec![
+        doc("dst", "Dst tensor is not initialized."),
+        doc("dist", "dist is not initialized"),
+    ];
+    let mut many = few.clone();
+    many[0].signatures.extend((0..20).map(|i| {
+        format!("torch.OutOfMemoryError: CUDA out of memory while allocating block {i} of a pool")
+    }));
+    let score = |docs: &[Document]| {
+        let s = Searcher::from_bundle(&build_bundle(docs).unwrap()).unwrap();
+        let hits = s.search("Dst tensor is not initialized.", 2).unwrap();
+        assert_eq!(hits[0].slug, "dst", "{hits:#?}");
+        hits[0].score
+    };
+    let (a, b) = (score(&few), score(&many));
+    assert!(
+        (a - b).abs() <= 1e-3 * a,
+        "{a} with one wording, {b} with 21"
+    );
+}

@@ -7,7 +7,8 @@ use tantivy::query::Bm25Weight;
 use super::write::{Posting, TermPostings, END_OF_TERM};
 use super::{chunk_of, corrupt, docs_path, get_varint, terms_path, FirstError, Meta, FORMAT};
 use crate::bundle::DocMeta;
-use crate::searcher::{best_first, candidates, COMMON_TERM_SHARE};
+use crate::prose::COMMON_TERM_SHARE;
+use crate::searcher::{best_first, candidates};
 use crate::{Hit, SearchAnswer, Searcher};
 
 /// The first-search index as far as it is loaded: its statistics, and the chunks added.
