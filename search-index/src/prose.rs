@@ -8,7 +8,7 @@
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
-use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocSet, IndexReader, Term};
 
 use crate::bundle::BundleError;
@@ -61,9 +61,11 @@ impl Prose {
     ) -> Option<Box<dyn Query>> {
         let total = searcher.num_docs().max(1);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(query_terms.len() * 5);
+        let weighted = (self.fields.weighted().into_iter())
+            .filter(|&(field, _)| self.partial || field != self.fields.signatures);
+        let weighted: Vec<(Field, f32)> = weighted.collect();
         for term in query_terms {
-            let apart = usize::from(!self.partial);
-            for (field, boost) in self.fields.weighted().into_iter().skip(apart) {
+            for &(field, boost) in &weighted {
                 let term = Term::from_field_text(field, term);
                 // A term in most documents of a prose field tells little and costs the longest
                 // postings; titles keep every term.

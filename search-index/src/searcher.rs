@@ -5,7 +5,7 @@
 //! syntax: the text is tokenized like the index and every term becomes a weighted optional
 //! clause over the prose fields (title, tags, symptoms, summary, body), so quotes, colons,
 //! `AND(` or 10 kB of junk are all just text. The signatures are scored one by one
-//! ([`crate::signature_score`]), an entry counting its best. The BM25 score is then raised by
+//! (`signature_score`), an entry counting its best. The BM25 score is then raised by
 //! how much of the entry's best signature the query covers, and that signature is reported as
 //! the one that matched.
 
