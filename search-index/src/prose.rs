@@ -51,8 +51,8 @@ impl Prose {
         })
     }
 
-    /// The query over the fields other than signatures, which [`SignatureScorer`] scores; none
-    /// when every term is skipped. A first-search shard has no signature text to score apart,
+    /// The query over the fields other than signatures, which
+    /// [`crate::signature_score::SignatureScorer`] scores; none when every term is skipped. A first-search shard has no signature text to score apart,
     /// and queries its signatures field as one text, as the first-search files rank.
     pub(crate) fn query(
         &self,
