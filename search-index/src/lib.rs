@@ -22,6 +22,8 @@ pub mod searcher;
 #[cfg(test)]
 mod searcher_tests;
 mod signature_score;
+#[cfg(test)]
+mod test_documents;
 pub mod tokenizer;
 pub mod vocabulary;
 pub mod writer;

@@ -1,6 +1,7 @@
 //! Tests of how the searcher matches a line against a signature: the message a line holds, and
 //! when it shares more than common words.
 
+use crate::test_documents::document;
 use crate::writer::build_bundle;
 use crate::{Document, Searcher};
 
@@ -104,18 +105,9 @@ fn one_word_and_the_exception_name_are_not_specific() {
 /// initialized.` once came to rank behind `dist is not initialized`.
 #[test]
 fn an_entry_keeps_its_score_on_a_signature_as_it_gains_others() {
-    let doc = |slug: &str, signature: &str| Document {
-        slug: slug.into(),
-        title: slug.into(),
-        url: format!("c/{slug}/"),
-        category: "c".into(),
-        severity: "high".into(),
-        signatures: vec![signature.into()],
-        ..Default::default()
-    };
     let few = vec![
-        doc("dst", "Dst tensor is not initialized."),
-        doc("dist", "dist is not initialized"),
+        document("dst", "Dst tensor is not initialized."),
+        document("dist", "dist is not initialized"),
     ];
     let mut many = few.clone();
     many[0].signatures.extend((0..20).map(|i| {

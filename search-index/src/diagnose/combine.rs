@@ -6,16 +6,17 @@
 //! little). The lines before an exception (where it was raised) add to entries a line matched
 //! on more than common words. Cues an entry declares add to it where they turn up (a frame cue
 //! weighs more than a line cue, and one in the frames the first failing line was raised in more
-//! still), even in a log whose error line is missing; and a finding read from the numbers of
-//! the first out-of-memory message raises or lowers the entries decided by it. When the log
+//! still), even in a log whose error line is missing; and the findings ([`super::findings`]:
+//! an out-of-memory message's numbers and frames, one in words no entry declares, a kill by a
+//! signal) raise or lower the entries that declare them. When the log
 //! ends in a traceback cut before its exception line, an entry only warnings match ranks below
 //! the entry the traceback's frames point at.
 
 use std::collections::BTreeMap;
 
-use super::oom::{self, Fragmentation, OomNumbers};
-use super::{attention, long_input, loss, steps};
-use super::{precedence, signal, ties, verdict};
+use super::findings::{findings, Stance};
+use super::oom;
+use super::{precedence, ties, verdict};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
 use crate::log::cues::CueKind;
@@ -115,11 +116,15 @@ pub(super) fn ranked_entries(
     cause: Option<usize>,
 ) -> Result<Vec<DiagnosedEntry>, BundleError> {
     let mut per_entry: BTreeMap<String, Acc> = BTreeMap::new();
+    let mut oom_in_other_words = None;
     for (i, line) in report.error_lines.iter().enumerate() {
         let role = role(line, Some(i) == cause);
         let w = weight(line, role);
         let hits = searcher.search(&line.text, HITS_PER_LINE)?;
         let unknown_oom = !hits.iter().any(|h| h.specific);
+        if oom_in_other_words_at(line, &hits) {
+            oom_in_other_words.get_or_insert(line.line);
+        }
         for mut hit in hits {
             hit.specific = hit.specific || (unknown_oom && oom::same_kind(&line.text, &hit));
             // Words such as `error` and `runtime` are in most entries' signatures: a line that
@@ -155,12 +160,34 @@ pub(super) fn ranked_entries(
     apply_findings(
         searcher,
         &report.error_lines,
-        report.memory.as_ref(),
+        (report.memory.as_ref(), oom_in_other_words),
         &mut per_entry,
     );
     let cause_line = cause.map(|i| &report.error_lines[i]);
     add_cues(searcher, report, cause_line, &mut per_entry);
-    let mut entries: Vec<DiagnosedEntry> = per_entry.into_values().map(entry).collect();
+    let entries = per_entry.into_values().map(entry).collect();
+    Ok(ordered(searcher, report, entries))
+}
+
+/// Whether `line` is an error line (not a warning, not a consequence of another error) holding
+/// an out-of-memory message in words no entry declares: no out-of-memory signature among its
+/// `hits` matches it on more than common words ([`oom::in_other_words`]), and no other
+/// signature's wording names it (PaddlePaddle's host allocator's `ResourceExhaustedError: Fail
+/// to alloc memory`, which the host-memory entry declares).
+fn oom_in_other_words_at(line: &ErrorLine, hits: &[Hit]) -> bool {
+    let error = matches!(line.kind, LineKind::Exception | LineKind::Error);
+    let named = (hits.iter()).any(|h| holds_wording(h, verdict::MIN_COVERAGE));
+    error && !line.collateral && !named && oom::in_other_words(&line.text, hits)
+}
+
+/// The entries in the order they are reported, best first, at most [`MAX_ENTRIES`]: by score,
+/// after what the log's lines, cues and findings say of each ([`precedence`]); among equals, one
+/// of each cause first ([`ties`]).
+fn ordered(
+    searcher: &Searcher,
+    report: &LogReport,
+    mut entries: Vec<DiagnosedEntry>,
+) -> Vec<DiagnosedEntry> {
     if report.cut_traceback {
         precedence::warnings_below_a_cut_crash(&report.error_lines, &mut entries);
     }
@@ -175,15 +202,20 @@ pub(super) fn ranked_entries(
             .total_cmp(&a.score)
             .then_with(|| a.slug.cmp(&b.slug))
     });
+    // The causes an entry is told apart by: the findings it declares, but not the one that
+    // only says memory ran out, which every memory entry declares.
     let declared = |slug: &str| {
         (searcher.docs().iter())
             .find(|d| d.slug == slug)
             .map(|d| d.cues.findings.clone())
             .unwrap_or_default()
+            .into_iter()
+            .filter(|f| f != oom::OTHER_WORDS)
+            .collect()
     };
     ties::spread_causes(&mut entries, &declared);
     entries.truncate(MAX_ENTRIES);
-    Ok(entries)
+    entries
 }
 
 /// Adds what the lines right after an exception line (or a line that announces them, ending in a
@@ -206,11 +238,7 @@ fn add_continuation(
             ..line.clone()
         };
         for hit in searcher.search(text, HITS_PER_LINE)? {
-            let names = hit.specific
-                && hit.coverage >= CONTINUATION_COVERAGE
-                && hit.defining >= verdict::MIN_DEFINING
-                && hit.phrase >= verdict::MIN_PHRASE;
-            if names {
+            if holds_wording(&hit, CONTINUATION_COVERAGE) {
                 add_shared(searcher, per_entry, &piece, role, w, &hit);
                 add_hit(per_entry, &piece, role, w, hit);
             }
@@ -223,6 +251,15 @@ fn add_continuation(
         }
     }
     Ok(())
+}
+
+/// Whether a line holds `hit`'s signature as a line that names the failure does: `coverage` of
+/// it at least, with its defining words and half its message in order.
+fn holds_wording(hit: &Hit, coverage: f32) -> bool {
+    hit.specific
+        && hit.coverage >= coverage
+        && hit.defining >= verdict::MIN_DEFINING
+        && hit.phrase >= verdict::MIN_PHRASE
 }
 
 /// Adds each cue that turned up to its entry, as a share of the best line's score. The best
@@ -282,26 +319,14 @@ fn raised_in(cause: Option<(&ErrorLine, &str)>, acc: &Acc, cue: &str) -> bool {
     })
 }
 
-/// Which way a finding speaks of the entries that declare it.
-#[derive(Clone, Copy, PartialEq)]
-enum Stance {
-    For,
-    /// Against, without ruling the entry out.
-    Doubt,
-    Against,
-}
-
-/// A finding's name, which way it speaks, and why.
-type Finding = (&'static str, Option<(Stance, String)>);
-
 /// The findings read from the log's lines, for or against the entries that declare them.
 fn apply_findings(
     searcher: &Searcher,
     lines: &[ErrorLine],
-    memory: Option<&MemoryDump>,
+    (memory, other_words): (Option<&MemoryDump>, Option<usize>),
     per_entry: &mut BTreeMap<String, Acc>,
 ) {
-    for (name, verdict) in findings(lines, memory) {
+    for (name, verdict) in findings(lines, memory, other_words) {
         let Some((stance, why)) = verdict else {
             continue;
         };
@@ -328,133 +353,6 @@ fn apply_findings(
             }
         }
     }
-}
-
-/// Each finding ([`super::FINDINGS`]) with what the log's lines and memory dump say of it.
-fn findings(lines: &[ErrorLine], memory: Option<&MemoryDump>) -> [Finding; 9] {
-    let oom = oom_numbers(lines);
-    let fragmented = fragmentation(&oom, lines, memory);
-    // Memory the allocator held in pieces could have served the request: its size alone did
-    // not run the card out.
-    let pieces_could_serve = matches!(fragmented, Some(Fragmentation::Possible(_)));
-    [
-        (
-            "oom-fragmentation",
-            fragmented.map(|f| match f {
-                Fragmentation::Possible(why) => (Stance::For, why),
-                Fragmentation::Unlikely(why) => (Stance::Doubt, why),
-                Fragmentation::RuledOut(why) => (Stance::Against, why),
-            }),
-        ),
-        (
-            "host-oom-kill",
-            killed_before_any_error(lines).map(|why| (Stance::For, why)),
-        ),
-        (
-            "shm-bus-error",
-            bus_error_before_any_error(lines).map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-attention",
-            oom_in_attention(lines).map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-logits",
-            oom_in_loss(lines).map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-larger-than-device",
-            (oom.iter())
-                .find_map(|(line, n)| oom::larger_than_device(n, *line))
-                .map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-large-allocation",
-            (oom.iter())
-                .filter(|_| !pieces_could_serve)
-                .find_map(|(line, n)| oom::large_allocation(n, *line))
-                .map(|why| (Stance::For, why)),
-        ),
-        (
-            "oom-after-many-steps",
-            steps::oom_after_many_steps(lines).map(|why| (Stance::Doubt, why)),
-        ),
-        (
-            "oom-long-input",
-            long_input::oom_on_a_long_input(lines).map(|why| (Stance::For, why)),
-        ),
-    ]
-}
-
-/// The numbers of each out-of-memory message that is not a consequence of another error, with
-/// its line number.
-fn oom_numbers(lines: &[ErrorLine]) -> Vec<(usize, OomNumbers)> {
-    lines
-        .iter()
-        .filter(|l| !l.collateral)
-        .filter(|l| oom::is_oom_message(&l.text))
-        .filter_map(|l| Some((l.line, OomNumbers::of(&l.with_continuation())?)))
-        .collect()
-}
-
-/// Whether fragmentation can explain the log's OOM: from the numbers of its message (`oom`),
-/// else from a memory dump the log prints beside it.
-fn fragmentation(
-    oom: &[(usize, OomNumbers)],
-    lines: &[ErrorLine],
-    memory: Option<&MemoryDump>,
-) -> Option<Fragmentation> {
-    oom.iter().find_map(|(_, n)| n.fragmentation()).or_else(|| {
-        let named = lines.iter().any(|l| oom::is_oom_message(&l.text));
-        let requested = oom.iter().find_map(|(_, n)| n.requested);
-        memory
-            .filter(|_| named)
-            .and_then(|dump| oom::dump_fragmentation(dump, requested))
-    })
-}
-
-/// An out-of-memory error whose allocation was attention's, in words.
-fn oom_in_attention(lines: &[ErrorLine]) -> Option<String> {
-    lines
-        .iter()
-        .filter(|l| !l.collateral)
-        .find_map(|l| attention::in_attention(l.line, &l.with_continuation(), &l.context))
-}
-
-/// An out-of-memory error raised in the logits over the vocabulary or their loss, in words.
-fn oom_in_loss(lines: &[ErrorLine]) -> Option<String> {
-    lines
-        .iter()
-        .filter(|l| !l.collateral)
-        .find_map(|l| loss::in_loss(l.line, &l.with_continuation(), &l.context))
-}
-
-/// A process killed with SIGKILL before any Python exception was printed, in words.
-fn killed_before_any_error(lines: &[ErrorLine]) -> Option<String> {
-    let kill = signal_before_any_error(lines, signal::killed_by_sigkill)?;
-    Some(format!(
-        "line {}: the process was killed with SIGKILL and printed no Python error first, which is what the operating system's out-of-memory killer does",
-        lines[kill].line
-    ))
-}
-
-/// A process dead of SIGBUS before any Python exception was printed, in words.
-fn bus_error_before_any_error(lines: &[ErrorLine]) -> Option<String> {
-    let bus = signal_before_any_error(lines, signal::died_of_sigbus)?;
-    Some(format!(
-        "line {}: the process died of SIGBUS (a bus error) and printed no Python error first, which is what touching shared memory that /dev/shm cannot back does",
-        lines[bus].line
-    ))
-}
-
-/// The first line that `reports` a signal, when no Python exception that is not a consequence
-/// of another error was printed before it.
-fn signal_before_any_error(lines: &[ErrorLine], reports: fn(&str) -> bool) -> Option<usize> {
-    let at = lines.iter().position(|l| reports(&l.text))?;
-    let python_error_first = lines[..at]
-        .iter()
-        .any(|l| l.kind == LineKind::Exception && !l.collateral);
-    (!python_error_first).then_some(at)
 }
 
 /// The same match for each entry whose failure prints the signature `hit` matched too (its

@@ -8,6 +8,7 @@
 
 mod attention;
 mod combine;
+mod findings;
 mod long_input;
 mod loss;
 pub mod oom;
@@ -19,7 +20,7 @@ mod verdict;
 
 /// The facts errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 9] = [
+pub const FINDINGS: [(&str, &str); 10] = [
     (
         "oom-fragmentation",
         "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
@@ -55,6 +56,10 @@ pub const FINDINGS: [(&str, &str); 9] = [
     (
         "oom-long-input",
         "an out-of-memory error right after the log stated an input of 2,048 tokens or more (`input_ids: torch.Size([4, 131072])`, or characters at four a token): a tensor that grows with the input's length",
+    ),
+    (
+        oom::OTHER_WORDS,
+        "an out-of-memory error in a wording no entry's out-of-memory signature holds (another release's or library's: `OOM when allocating tensor`, `RESOURCE_EXHAUSTED`, `... : out of memory`): memory ran out, whatever words say so",
     ),
 ];
 

@@ -70,6 +70,25 @@ pub fn is_oom_message(line: &str) -> bool {
         || (exhausted && (lower.contains("alloc") || lower.contains("memory")))
 }
 
+/// The finding ([`super::FINDINGS`]) of an out-of-memory message in other words.
+pub const OTHER_WORDS: &str = "oom-other-wording";
+
+/// Whether `line` is an out-of-memory message that no out-of-memory signature of any entry
+/// matches on more than common words (`hits`, the line's): memory ran out, in words the entries
+/// do not declare (TensorFlow's `OOM when allocating tensor with shape[...]` where an entry
+/// declares only `ran out of memory trying to allocate`). The entries that declare the finding
+/// are candidates, as for any out-of-memory message; which of them the log's other facts decide.
+pub fn in_other_words(line: &str, hits: &[crate::searcher::Hit]) -> bool {
+    is_oom_message(line)
+        && !(hits.iter())
+            .any(|h| h.specific && h.matched_signature.as_deref().is_some_and(is_oom_message))
+}
+
+/// The reason an out-of-memory message in other words gives, for line `line`.
+pub fn other_words_reason(line: usize) -> String {
+    format!("line {line}: an out-of-memory error in words no entry's signature holds; memory ran out, and the message does not say why")
+}
+
 /// Whether `line` is an out-of-memory message matched by a signature that is one too: the
 /// words `out of memory` are common to many signatures, yet together they say what failed, so
 /// a wording errata does not know (Caffe2's `[enforce fail at event_gpu.cc:17] error ==
