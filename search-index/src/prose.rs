@@ -51,9 +51,15 @@ impl Prose {
         })
     }
 
+    /// Whether it was opened from a first-search shard.
+    pub(crate) fn is_partial(&self) -> bool {
+        self.partial
+    }
+
     /// The query over the fields other than signatures, which
-    /// [`crate::signature_score::SignatureScorer`] scores; none when every term is skipped. A first-search shard has no signature text to score apart,
-    /// and queries its signatures field as one text, as the first-search files rank.
+    /// [`crate::signature_score::SignatureScorer`] scores; none when every term is skipped. A
+    /// first-search shard has no signature text to score apart, and queries its signatures field
+    /// as one text, as the first-search files rank.
     pub(crate) fn query(
         &self,
         searcher: &tantivy::Searcher,

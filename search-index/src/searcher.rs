@@ -171,8 +171,6 @@ pub struct Searcher {
     /// Every entry's cues, and the entry each belongs to.
     cues: CueSet,
     cue_docs: Vec<usize>,
-    /// Opened from a first-search shard.
-    partial: bool,
 }
 
 impl Searcher {
@@ -250,7 +248,6 @@ impl Searcher {
             common,
             cues,
             cue_docs,
-            partial,
         })
     }
 
@@ -277,7 +274,7 @@ impl Searcher {
 
     /// True when opened from a first-search shard (see [`SearchAnswer::partial`]).
     pub fn is_partial(&self) -> bool {
-        self.partial
+        self.prose.is_partial()
     }
 
     /// The distinct terms a text is searched by, in order of first appearance, capped.
@@ -295,7 +292,7 @@ impl Searcher {
         Ok(SearchAnswer {
             query: query.to_owned(),
             hits: self.search(query, limit)?,
-            partial: self.partial,
+            partial: self.is_partial(),
         })
     }
 

@@ -14,7 +14,7 @@
 //! and charging length again would pay a short signature twice for a line that shares two of its
 //! words (`index out of range: Tried to access index` for any OOM's `Tried to allocate`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// BM25's term-frequency saturation, as tantivy's.
 const K1: f32 = 1.2;
@@ -23,7 +23,7 @@ const K1: f32 = 1.2;
 pub(crate) struct SignatureScorer {
     /// For each term: each signature holding it (numbered across entries) with its occurrences
     /// there.
-    postings: HashMap<String, Vec<(u32, u32)>>,
+    postings: FxHashMap<String, Vec<(u32, u32)>>,
     /// For each signature, the entry it belongs to.
     owners: Vec<u32>,
     /// How many entries there are.
@@ -33,7 +33,7 @@ pub(crate) struct SignatureScorer {
 impl SignatureScorer {
     /// Indexes every entry's signatures, each given as its terms.
     pub(crate) fn new(signature_terms: &[Vec<Vec<String>>]) -> SignatureScorer {
-        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut postings: FxHashMap<String, Vec<(u32, u32)>> = FxHashMap::default();
         let mut owners = Vec::new();
         for (doc, signatures) in signature_terms.iter().enumerate() {
             for terms in signatures {
