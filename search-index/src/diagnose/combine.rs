@@ -116,13 +116,18 @@ pub(super) fn ranked_entries(
     cause: Option<usize>,
 ) -> Result<Vec<DiagnosedEntry>, BundleError> {
     let mut per_entry: BTreeMap<String, Acc> = BTreeMap::new();
-    let mut oom_in_other_words = None;
+    // The first OOM message in words no entry declares, and whether a line that is not a
+    // consequence of another error names an entry's failure: then the log is explained, and the
+    // OOM is a consequence or a second failure.
+    let (mut oom_in_other_words, mut explained) = (None, false);
     for (i, line) in report.error_lines.iter().enumerate() {
         let role = role(line, Some(i) == cause);
         let w = weight(line, role);
         let hits = searcher.search(&line.text, HITS_PER_LINE)?;
         let unknown_oom = !hits.iter().any(|h| h.specific);
-        if oom_in_other_words_at(line, &hits) {
+        let named = (hits.iter()).any(|h| holds_wording(h, verdict::MIN_COVERAGE));
+        explained |= named && !line.collateral;
+        if !named && oom_in_other_words_at(line, &hits) {
             oom_in_other_words.get_or_insert(line.line);
         }
         for mut hit in hits {
@@ -160,7 +165,10 @@ pub(super) fn ranked_entries(
     apply_findings(
         searcher,
         &report.error_lines,
-        (report.memory.as_ref(), oom_in_other_words),
+        (
+            report.memory.as_ref(),
+            oom_in_other_words.filter(|_| !explained),
+        ),
         &mut per_entry,
     );
     let cause_line = cause.map(|i| &report.error_lines[i]);
@@ -171,13 +179,12 @@ pub(super) fn ranked_entries(
 
 /// Whether `line` is an error line (not a warning, not a consequence of another error) holding
 /// an out-of-memory message in words no entry declares: no out-of-memory signature among its
-/// `hits` matches it on more than common words ([`oom::in_other_words`]), and no other
-/// signature's wording names it (PaddlePaddle's host allocator's `ResourceExhaustedError: Fail
-/// to alloc memory`, which the host-memory entry declares).
+/// `hits` matches it on more than common words ([`oom::in_other_words`]). The caller checks
+/// that no other signature's wording names it (PaddlePaddle's host allocator's
+/// `ResourceExhaustedError: Fail to alloc memory`, which the host-memory entry declares).
 fn oom_in_other_words_at(line: &ErrorLine, hits: &[Hit]) -> bool {
     let error = matches!(line.kind, LineKind::Exception | LineKind::Error);
-    let named = (hits.iter()).any(|h| holds_wording(h, verdict::MIN_COVERAGE));
-    error && !line.collateral && !named && oom::in_other_words(&line.text, hits)
+    error && !line.collateral && oom::in_other_words(&line.text, hits)
 }
 
 /// The entries in the order they are reported, best first, at most [`MAX_ENTRIES`]: by score,

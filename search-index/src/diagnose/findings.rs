@@ -218,4 +218,15 @@ mod tests {
         assert_eq!(d.entries[0].slug, "graphs", "{d:#?}");
         assert!(!other_words(&d), "{d:#?}");
     }
+
+    /// A log whose error lines name an entry's failure is explained: an out-of-memory message in
+    /// other words beside them (a consequence, or a second failure) leaves that entry first.
+    #[test]
+    fn an_oom_in_other_words_does_not_displace_a_named_failure() {
+        let log = "RuntimeError: CUDA error: operation not permitted when stream is capturing\ntensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[4,8]\n";
+        let d = diagnose(&searcher(), log).unwrap();
+        assert_eq!(d.entries[0].slug, "graphs", "{d:#?}");
+        assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+        assert!(!other_words(&d), "{d:#?}");
+    }
 }

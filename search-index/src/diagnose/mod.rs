@@ -59,7 +59,7 @@ pub const FINDINGS: [(&str, &str); 10] = [
     ),
     (
         oom::OTHER_WORDS,
-        "an out-of-memory error in a wording no entry's out-of-memory signature holds (another release's or library's: `OOM when allocating tensor`, `RESOURCE_EXHAUSTED`, `... : out of memory`): memory ran out, whatever words say so",
+        "an out-of-memory error in a wording no entry's out-of-memory signature holds (another release's or library's: `OOM when allocating tensor`, `RESOURCE_EXHAUSTED`, `... : out of memory`), in a log whose lines name no entry's failure: memory ran out, whatever words say so",
     ),
 ];
 
