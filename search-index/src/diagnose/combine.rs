@@ -165,10 +165,8 @@ pub(super) fn ranked_entries(
     apply_findings(
         searcher,
         &report.error_lines,
-        (
-            report.memory.as_ref(),
-            oom_in_other_words.filter(|_| !explained),
-        ),
+        report.memory.as_ref(),
+        oom_in_other_words.filter(|_| !explained),
         &mut per_entry,
     );
     let cause_line = cause.map(|i| &report.error_lines[i]);
@@ -326,11 +324,14 @@ fn raised_in(cause: Option<(&ErrorLine, &str)>, acc: &Acc, cue: &str) -> bool {
     })
 }
 
-/// The findings read from the log's lines, for or against the entries that declare them.
+/// The findings read from the log's lines, for or against the entries that declare them;
+/// `other_words` is the line of an out-of-memory message in words no entry declares, in a log
+/// nothing else explains.
 fn apply_findings(
     searcher: &Searcher,
     lines: &[ErrorLine],
-    (memory, other_words): (Option<&MemoryDump>, Option<usize>),
+    memory: Option<&MemoryDump>,
+    other_words: Option<usize>,
     per_entry: &mut BTreeMap<String, Acc>,
 ) {
     for (name, verdict) in findings(lines, memory, other_words) {
