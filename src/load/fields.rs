@@ -277,7 +277,7 @@ pub(super) fn cues(sink: &mut Sink, raw: RawCues) -> Cues {
 
 /// Findings must be ones errata reads.
 fn findings(sink: &mut Sink, raw: Vec<String>) -> Vec<String> {
-    let known = errata_search::diagnose::FINDINGS.map(|(name, _)| name);
+    let known = errata_search::diagnose::FINDINGS.map(|f| f.name);
     let mut out = Vec::new();
     for name in raw {
         let name = name.trim().to_owned();

@@ -176,7 +176,23 @@ pub struct RawCues {
     /// Facts errata reads from the numbers of a log that decide for or against this entry,
     /// e.g. `oom-fragmentation` (README, "Diagnose a log").
     #[serde(default)]
+    #[schemars(schema_with = "finding_names")]
     pub findings: Vec<String>,
+}
+
+/// The schema of `cues.findings`: the names errata reads, each with what it says, so that an
+/// editor completes and explains them.
+fn finding_names(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let findings = errata_search::diagnose::FINDINGS;
+    schemars::json_schema!({
+        "type": "array",
+        "default": [],
+        "items": {
+            "type": "string",
+            "enum": findings.map(|f| f.name),
+            "markdownEnumDescriptions": findings.map(|f| f.says),
+        }
+    })
 }
 
 /// Keys of `cues`, for "did you mean" hints.

@@ -25,6 +25,18 @@ fn committed_schema_is_current() {
             .len()
             == 4
     );
+    let findings = &v["$defs"]["RawCues"]["properties"]["findings"]["items"];
+    assert!(
+        (findings["enum"].as_array().unwrap().iter()).any(|x| x == "oom-fragmentation"),
+        "cues.findings lists the names errata reads: {findings}"
+    );
+    assert_eq!(
+        findings["enum"].as_array().unwrap().len(),
+        findings["markdownEnumDescriptions"]
+            .as_array()
+            .unwrap()
+            .len()
+    );
     assert!(v["required"]
         .as_array()
         .unwrap()

@@ -207,15 +207,14 @@ fn ordered(
             .total_cmp(&a.score)
             .then_with(|| a.slug.cmp(&b.slug))
     });
-    // The causes an entry is told apart by: the findings it declares, but not the one that
-    // only says memory ran out, which every memory entry declares.
+    // The causes an entry is told apart by: the findings it declares that tell causes apart.
     let declared = |slug: &str| {
         (searcher.docs().iter())
             .find(|d| d.slug == slug)
             .map(|d| d.cues.findings.clone())
             .unwrap_or_default()
             .into_iter()
-            .filter(|f| f != oom::OTHER_WORDS)
+            .filter(|f| super::tells_causes_apart(f))
             .collect()
     };
     ties::spread_causes(&mut entries, &declared);

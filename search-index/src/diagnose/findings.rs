@@ -229,4 +229,12 @@ mod tests {
         assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
         assert!(!other_words(&d), "{d:#?}");
     }
+
+    /// What errata reads and what authors may declare are one list: each finding the log is
+    /// read for is one of [`super::super::FINDINGS`], in its order.
+    #[test]
+    fn the_findings_read_are_the_findings_declared() {
+        let read = super::findings(&[], None, None).map(|(name, _)| name);
+        assert_eq!(read, crate::diagnose::FINDINGS.map(|f| f.name));
+    }
 }

@@ -18,50 +18,78 @@ mod steps;
 mod ties;
 mod verdict;
 
-/// The facts errata reads from a log's numbers, which an entry may declare it is decided by
-/// (`cues.findings`), with what each says.
-pub const FINDINGS: [(&str, &str); 10] = [
-    (
-        "oom-fragmentation",
-        "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
-    ),
-    (
-        "host-oom-kill",
-        "a process killed with SIGKILL (exit code -9 or 137, `Signals.SIGKILL`, `OOMKilled`, a bare `Killed`) before any Python error: the mark of the operating system's out-of-memory killer",
-    ),
-    (
-        "shm-bus-error",
-        "a process dead of SIGBUS (exit code -7 or 135, `Signal 7 (SIGBUS)`, `Bus error`) before any Python error: shared memory that `/dev/shm` could not back",
-    ),
-    (
-        "oom-attention",
-        "an out-of-memory error whose allocation was attention's: raised in attention code, or for a tensor ending in two equal dimensions of 2,048 or more (sequence by sequence)",
-    ),
-    (
-        "oom-logits",
-        "an out-of-memory error raised in the logits over the vocabulary or their loss (`cross_entropy`, `log_softmax`, `lm_head`, a `logits.float()` upcast, log-probabilities): logits that grow with the tokens in the batch",
-    ),
-    (
-        "oom-larger-than-device",
-        "an out-of-memory error whose one failed allocation is larger than the device's whole capacity: a tensor that grows faster than the batch, not a batch a little too large",
-    ),
-    (
-        "oom-large-allocation",
-        "an out-of-memory error whose one failed allocation is a quarter of the device's capacity or more, and 2 GiB or more (and not more than all of it): one tensor that grows faster than the batch, more often than a batch a little too large",
-    ),
-    (
-        "oom-after-many-steps",
-        "an out-of-memory error after the run's progress lines counted 100 steps or more (not while evaluating): it speaks against the entries that declare it, since a batch too large fails within its first steps",
-    ),
-    (
-        "oom-long-input",
-        "an out-of-memory error right after the log stated an input of 2,048 tokens or more (`input_ids: torch.Size([4, 131072])`, or characters at four a token): a tensor that grows with the input's length",
-    ),
-    (
-        oom::OTHER_WORDS,
-        "an out-of-memory error in a wording no entry's out-of-memory signature holds (another release's or library's: `OOM when allocating tensor`, `RESOURCE_EXHAUSTED`, `... : out of memory`), in a log whose lines name no entry's failure: memory ran out, whatever words say so",
-    ),
+/// A fact errata reads from a log's numbers, which an entry may declare it is decided by
+/// (`cues.findings`).
+#[derive(Debug, Clone, Copy)]
+pub struct FindingKind {
+    /// The name an entry's `cues.findings` gives.
+    pub name: &'static str,
+    /// What the finding says of a log, for authors (the front-matter schema shows it).
+    pub says: &'static str,
+    /// Whether the finding tells the entries that declare it apart from each other's causes,
+    /// so that among equally likely entries one of each cause comes first ([`ties`]). One that
+    /// only says memory ran out, which every memory entry declares, does not.
+    pub tells_causes_apart: bool,
+}
+
+/// The facts errata reads from a log's numbers, with what each says.
+pub const FINDINGS: [FindingKind; 10] = [
+    FindingKind {
+        name: "oom-fragmentation",
+        says: "the out-of-memory message's numbers: whether the memory reserved but unallocated, with what the device has free, could have served the request",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: "host-oom-kill",
+        says: "a process killed with SIGKILL (exit code -9 or 137, `Signals.SIGKILL`, `OOMKilled`, a bare `Killed`) before any Python error: the mark of the operating system's out-of-memory killer",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: "shm-bus-error",
+        says: "a process dead of SIGBUS (exit code -7 or 135, `Signal 7 (SIGBUS)`, `Bus error`) before any Python error: shared memory that `/dev/shm` could not back",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: "oom-attention",
+        says: "an out-of-memory error whose allocation was attention's: raised in attention code, or for a tensor ending in two equal dimensions of 2,048 or more (sequence by sequence)",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: "oom-logits",
+        says: "an out-of-memory error raised in the logits over the vocabulary or their loss (`cross_entropy`, `log_softmax`, `lm_head`, a `logits.float()` upcast, log-probabilities): logits that grow with the tokens in the batch",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: "oom-larger-than-device",
+        says: "an out-of-memory error whose one failed allocation is larger than the device's whole capacity: a tensor that grows faster than the batch, not a batch a little too large",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: "oom-large-allocation",
+        says: "an out-of-memory error whose one failed allocation is a quarter of the device's capacity or more, and 2 GiB or more (and not more than all of it): one tensor that grows faster than the batch, more often than a batch a little too large",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: "oom-after-many-steps",
+        says: "an out-of-memory error after the run's progress lines counted 100 steps or more (not while evaluating): it speaks against the entries that declare it, since a batch too large fails within its first steps",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: "oom-long-input",
+        says: "an out-of-memory error right after the log stated an input of 2,048 tokens or more (`input_ids: torch.Size([4, 131072])`, or characters at four a token): a tensor that grows with the input's length",
+        tells_causes_apart: true,
+    },
+    FindingKind {
+        name: oom::OTHER_WORDS,
+        says: "an out-of-memory error in a wording no entry's out-of-memory signature holds (another release's or library's: `OOM when allocating tensor`, `RESOURCE_EXHAUSTED`, `... : out of memory`), in a log whose lines name no entry's failure: memory ran out, whatever words say so",
+        tells_causes_apart: false,
+    },
 ];
+
+/// Whether the finding named `name` tells causes apart ([`FindingKind::tells_causes_apart`]).
+pub(crate) fn tells_causes_apart(name: &str) -> bool {
+    (FINDINGS.iter()).any(|f| f.name == name && f.tells_causes_apart)
+}
 
 use serde::Serialize;
 
