@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 use super::findings::{findings, Stance};
 use super::oom;
+use super::wording::{holds_the_wording, Wording};
 use super::{precedence, ties, verdict};
 use super::{CueEvidence, DiagnosedEntry, Evidence, Role};
 use crate::bundle::{BundleError, DocMeta};
@@ -125,7 +126,7 @@ pub(super) fn ranked_entries(
         let w = weight(line, role);
         let hits = searcher.search(&line.text, HITS_PER_LINE)?;
         let unknown_oom = !hits.iter().any(|h| h.specific);
-        let named = (hits.iter()).any(|h| holds_wording(h, verdict::MIN_COVERAGE));
+        let named = (hits.iter()).any(|h| holds_wording(h, &line.text, verdict::MIN_COVERAGE));
         explained |= named && !line.collateral;
         if !named && oom_in_other_words_at(line, &hits) {
             oom_in_other_words.get_or_insert(line.line);
@@ -242,7 +243,7 @@ fn add_continuation(
             ..line.clone()
         };
         for hit in searcher.search(text, HITS_PER_LINE)? {
-            if holds_wording(&hit, CONTINUATION_COVERAGE) {
+            if holds_wording(&hit, text, CONTINUATION_COVERAGE) {
                 add_shared(searcher, per_entry, &piece, role, w, &hit);
                 add_hit(per_entry, &piece, role, w, hit);
             }
@@ -257,13 +258,10 @@ fn add_continuation(
     Ok(())
 }
 
-/// Whether a line holds `hit`'s signature as a line that names the failure does: `coverage` of
-/// it at least, with its defining words and half its message in order.
-fn holds_wording(hit: &Hit, coverage: f32) -> bool {
-    hit.specific
-        && hit.coverage >= coverage
-        && hit.defining >= verdict::MIN_DEFINING
-        && hit.phrase >= verdict::MIN_PHRASE
+/// Whether the line `text` holds `hit`'s signature as a line that names the failure does
+/// ([`holds_the_wording`]), with `coverage` of it at least, and more than common words of it.
+fn holds_wording(hit: &Hit, text: &str, coverage: f32) -> bool {
+    hit.specific && holds_the_wording(&Wording::of_hit(hit, text), coverage)
 }
 
 /// Adds each cue that turned up to its entry, as a share of the best line's score. The best

@@ -17,6 +17,7 @@ mod signal;
 mod steps;
 mod ties;
 mod verdict;
+mod wording;
 
 /// A fact errata reads from a log's numbers, which an entry may declare it is decided by
 /// (`cues.findings`).

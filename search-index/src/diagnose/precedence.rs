@@ -7,7 +7,8 @@
 //! itself: the caller sorts.
 
 use super::combine::CUE_ONLY_MAX;
-use super::verdict::{points_at, MIN_COVERAGE, MIN_DEFINING};
+use super::verdict::{points_at, MIN_COVERAGE};
+use super::wording::MIN_DEFINING;
 use super::{DiagnosedEntry, Role};
 use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, ErrorLine, LineKind};

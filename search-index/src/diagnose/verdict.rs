@@ -8,9 +8,8 @@
 //! gets "no entry explains this log", with the error line that was found.
 
 use super::oom::is_oom_message;
+use super::wording::{holds_the_wording, Wording, MIN_DEFINING, MIN_PHRASE};
 use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
-use crate::coverage::words_in_a_row;
-use crate::log::classify::exception_head;
 use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, LineKind, LogReport};
 use crate::vocabulary::names_a_generic_exception;
@@ -19,15 +18,6 @@ use crate::vocabulary::names_a_generic_exception;
 pub(super) const MIN_COVERAGE: f32 = 0.5;
 /// The same, when the log has no error line and only its plain lines matched.
 const MIN_CONTEXT_COVERAGE: f32 = 0.8;
-/// The share of a signature's defining words a line needs to name the failure.
-pub(super) const MIN_DEFINING: f32 = 0.75;
-/// The coverage a line needs to name the failure by a signature that has no defining words
-/// (each of its words is in several entries' signatures): most of its wording.
-const MIN_UNDEFINED_COVERAGE: f32 = 0.8;
-/// The share of a signature's message (its words after the exception's name) a line needs in
-/// the order written to name the failure: `RuntimeError: Distributed package doesn't have NCCL
-/// built in` holds every word of `RuntimeError: NCCL error in:`, but not its message.
-pub(super) const MIN_PHRASE: f32 = 0.5;
 /// Another entry whose signature the same line covers to within this much matches it as well.
 const SAME_MATCH: f32 = 0.05;
 /// The least a line that is not a consequence of another error must share with a signature
@@ -182,47 +172,6 @@ fn says_the_phrase(e: &Evidence) -> bool {
     e.run >= MIN_PHRASE_RUN && e.phrase >= MIN_PHRASE && e.coverage >= MIN_COVERAGE
 }
 
-/// Whether an evidence line holds enough of its signature's wording, in order and with its
-/// defining words, to name the failure, given the coverage it needs; not a wrapper's bare name
-/// over another exception ([`relays_another`]), nor a sibling message that ends on another word
-/// ([`Evidence::ends_otherwise`]).
-fn holds_the_wording(e: &Evidence, threshold: f32) -> bool {
-    e.coverage >= threshold
-        && e.phrase >= MIN_PHRASE
-        && !e.ends_otherwise
-        && e.defining >= MIN_DEFINING
-        && (e.defined || e.coverage >= MIN_UNDEFINED_COVERAGE)
-        && !relays_another(e)
-        && more_than_a_name(e)
-}
-
-/// Whether the line holds more than one word of its signature in a row, when the signature has
-/// three words or more: a line that shares one identifier with it (`state_dict` of `Missing
-/// key(s) in state_dict:`, three terms with its parts) shares a name, not the message.
-fn more_than_a_name(e: &Evidence) -> bool {
-    const SLACK: f32 = 1e-3;
-    e.signature.as_deref().is_none_or(|signature| {
-        let (held, words) = words_in_a_row(signature, &e.text);
-        words < 3.0 || held > 1.0 + SLACK
-    })
-}
-
-/// Whether the line matched a signature that is only an exception's name, and its message is
-/// another exception (`torch._inductor.exc.InductorError: RuntimeError: No valid triton
-/// configs.`): the class wraps whatever failed inside it, and the inner exception, not the
-/// wrapper, says what that was.
-fn relays_another(e: &Evidence) -> bool {
-    let Some(signature) = e.signature.as_deref() else {
-        return false;
-    };
-    let bare = signature.trim().trim_end_matches(':');
-    if bare.contains(char::is_whitespace) || !e.text.starts_with(bare) {
-        return false;
-    }
-    let message = e.text[bare.len()..].trim_start_matches(':').trim_start();
-    (message.split_whitespace().next()).is_some_and(|w| w.ends_with(':') && exception_head(w))
-}
-
 /// Whether the evidence's signature begins with one of Python's own exception classes.
 fn generic_head(e: &Evidence) -> bool {
     (e.signature.as_deref()).is_some_and(names_a_generic_exception)
@@ -371,7 +320,7 @@ fn decisive<'e>(
                 // TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information`), or
                 // another process's line.
                 && e.follows.is_none()
-                && holds_the_wording(e, threshold)
+                && holds_the_wording(&Wording::of_evidence(e), threshold)
         })
         .collect()
 }
