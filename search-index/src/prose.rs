@@ -6,8 +6,8 @@
 //! score of any given entry, so that the searcher can add each entry's best signature's score
 //! ([`crate::signature_score`]) to its prose score.
 
-use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::collector::{Collector, TopDocs};
+use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocSet, IndexReader, Term};
 
@@ -57,14 +57,15 @@ impl Prose {
     }
 
     /// The query over the fields other than signatures, which
-    /// [`crate::signature_score::SignatureScorer`] scores; none when every term is skipped. A
-    /// first-search shard has no signature text to score apart, and queries its signatures field
-    /// as one text, as the first-search files rank.
-    pub(crate) fn query(
+    /// [`crate::signature_score::SignatureScorer`] scores, made ready to score (its terms'
+    /// statistics read once, for [`Prose::top`] and [`Prose::scores_of`] alike); none when every
+    /// term is skipped. A first-search shard has no signature text to score apart, and queries
+    /// its signatures field as one text, as the first-search files rank.
+    pub(crate) fn weight(
         &self,
         searcher: &tantivy::Searcher,
         query_terms: &[String],
-    ) -> Option<Box<dyn Query>> {
+    ) -> Option<Box<dyn Weight>> {
         let total = searcher.num_docs().max(1);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(query_terms.len() * 5);
         let weighted = (self.fields.weighted().into_iter())
@@ -85,14 +86,20 @@ impl Prose {
                 clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
             }
         }
-        (!clauses.is_empty()).then(|| Box::new(BooleanQuery::new(clauses)) as Box<dyn Query>)
+        if clauses.is_empty() {
+            return None;
+        }
+        let query = BooleanQuery::new(clauses);
+        query
+            .weight(EnableScoring::enabled_from_searcher(searcher))
+            .ok()
     }
 
-    /// `query`'s score for each of `ords` (0 where it matches nothing).
+    /// `weight`'s score for each of `ords` (0 where it matches nothing).
     pub(crate) fn scores_of(
         &self,
         searcher: &tantivy::Searcher,
-        query: &dyn Query,
+        weight: &dyn Weight,
         ords: &[usize],
     ) -> Vec<(usize, f32)> {
         let mut wanted: Vec<(DocAddress, usize)> = (ords.iter())
@@ -100,9 +107,6 @@ impl Prose {
             .collect();
         wanted.sort();
         let mut out: Vec<(usize, f32)> = ords.iter().map(|&o| (o, 0.0)).collect();
-        let Ok(weight) = query.weight(EnableScoring::enabled_from_searcher(searcher)) else {
-            return out;
-        };
         let mut current: Option<(u32, Box<dyn tantivy::query::Scorer>)> = None;
         for (address, ord) in wanted {
             if current
@@ -131,14 +135,18 @@ impl Prose {
         out
     }
 
-    /// The best `count` entries for `query` by tantivy's score, as (entry, score).
+    /// The best `count` entries for `weight` by tantivy's score, as (entry, score).
     pub(crate) fn top(
         &self,
         searcher: &tantivy::Searcher,
-        query: &dyn Query,
+        weight: &dyn Weight,
         count: usize,
     ) -> Vec<(usize, f32)> {
-        let Ok(top) = searcher.search(query, &TopDocs::with_limit(count).order_by_score()) else {
+        let collector = TopDocs::with_limit(count).order_by_score();
+        let fruits = (searcher.segment_readers().iter().enumerate())
+            .map(|(segment, reader)| collector.collect_segment(weight, segment as u32, reader))
+            .collect::<tantivy::Result<Vec<_>>>();
+        let Ok(top) = fruits.and_then(|fruits| collector.merge_fruits(fruits)) else {
             return Vec::new();
         };
         (top.into_iter())

@@ -354,9 +354,9 @@ impl Searcher {
         query_terms: &[String],
         count: usize,
     ) -> Vec<(usize, f32)> {
-        let prose = self.prose.query(searcher, query_terms);
+        let prose = self.prose.weight(searcher, query_terms);
         let mut scores = match &prose {
-            Some(query) => self.prose.top(searcher, query.as_ref(), count),
+            Some(weight) => self.prose.top(searcher, weight.as_ref(), count),
             None => Vec::new(),
         };
         let signature = self.signature_scores(searcher, query_terms);
@@ -364,7 +364,9 @@ impl Searcher {
             .filter(|d| !scores.iter().any(|(o, _)| o == d))
             .collect();
         match &prose {
-            Some(query) => scores.extend(self.prose.scores_of(searcher, query.as_ref(), &unscored)),
+            Some(weight) => {
+                scores.extend(self.prose.scores_of(searcher, weight.as_ref(), &unscored))
+            }
             None => scores.extend(unscored.iter().map(|&d| (d, 0.0))),
         }
         for (ord, score) in scores.iter_mut() {
