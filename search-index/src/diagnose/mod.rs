@@ -297,7 +297,21 @@ pub fn diagnose_report(searcher: &Searcher, report: LogReport) -> Result<Diagnos
         .filter(|l| l.collateral)
         .map(log_ref)
         .collect();
-    Ok(verdict::decide(&report, entries, first_failure, collateral))
+    let mut diagnosis = verdict::decide(&report, entries, first_failure, collateral);
+    for e in &mut diagnosis.entries {
+        keep_the_proof(&mut e.evidence);
+    }
+    Ok(diagnosis)
+}
+
+/// Leaves out of an entry's evidence the lines that only share words with one of its
+/// signatures ([`Evidence::partial`]) when another line matches one: the reader is shown the
+/// lines that prove the entry, not a URL or a command that has a word of it. An entry that no
+/// line matches keeps them, as what points at it. The answer was decided before.
+fn keep_the_proof(evidence: &mut Vec<Evidence>) {
+    if evidence.iter().any(|e| !e.partial) {
+        evidence.retain(|e| !e.partial);
+    }
 }
 
 /// The earliest error that is not a consequence of another, else the earliest warning.
@@ -310,4 +324,68 @@ fn cause_index(lines: &[ErrorLine]) -> Option<usize> {
                 .iter()
                 .position(|l| !l.collateral && l.kind == LineKind::Warning)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_documents::document;
+    use crate::writer::build_bundle;
+    use crate::Document;
+
+    fn searcher() -> Searcher {
+        let docs = [
+            Document {
+                signatures: vec![
+                    "operation not permitted when stream is capturing".into(),
+                    "CUDA graph capture failed on the current stream".into(),
+                ],
+                ..document("graphs", "")
+            },
+            document("shapes", "Received incompatible tensor with shape"),
+        ];
+        Searcher::from_bundle(&build_bundle(&docs).unwrap()).unwrap()
+    }
+
+    /// A line that matches a signature is the proof shown; a line that only shares words with
+    /// another of the entry's signatures (`current stream`) is left out of it.
+    #[test]
+    fn the_evidence_shown_is_the_lines_that_match() {
+        let log = "RuntimeError: CUDA error: operation not permitted when stream is capturing\nERROR: the current stream, see above\n";
+        let d = diagnose(&searcher(), log).unwrap();
+        let graphs = &d.entries[0];
+        assert_eq!(graphs.slug, "graphs", "{d:#?}");
+        assert_eq!(
+            graphs.evidence.iter().map(|e| e.line).collect::<Vec<_>>(),
+            [1],
+            "{d:#?}"
+        );
+    }
+
+    /// An entry that no line matches keeps the lines that share words with it: they are what
+    /// points at it.
+    #[test]
+    fn an_entry_only_shared_words_point_at_keeps_them() {
+        let mut evidence = vec![Evidence {
+            line: 2,
+            text: "waiting on the current stream".into(),
+            ranks: Vec::new(),
+            count: 1,
+            signature: Some("CUDA graph capture failed on the current stream".into()),
+            coverage: 0.3,
+            defining: 0.0,
+            defined: true,
+            specific: false,
+            phrase: 0.3,
+            run: 3,
+            ends_otherwise: false,
+            partial: true,
+            whole: false,
+            follows: None,
+            role: Role::Context,
+            score: 1.0,
+        }];
+        keep_the_proof(&mut evidence);
+        assert_eq!(evidence.len(), 1);
+    }
 }
