@@ -128,7 +128,7 @@ pub(super) fn ranked_entries(
         let unknown_oom = !hits.iter().any(|h| h.specific);
         let named = (hits.iter()).any(|h| holds_wording(h, &line.text, verdict::MIN_COVERAGE));
         explained |= named && !line.collateral;
-        if !named && oom_in_other_words_at(line, &hits) {
+        if oom::in_other_words(line, &hits, named) {
             oom_in_other_words.get_or_insert(line.line);
         }
         for mut hit in hits {
@@ -174,16 +174,6 @@ pub(super) fn ranked_entries(
     add_cues(searcher, report, cause_line, &mut per_entry);
     let entries = per_entry.into_values().map(entry).collect();
     Ok(ordered(searcher, report, entries))
-}
-
-/// Whether `line` is an error line (not a warning, not a consequence of another error) holding
-/// an out-of-memory message in words no entry declares: no out-of-memory signature among its
-/// `hits` matches it on more than common words ([`oom::in_other_words`]). The caller checks
-/// that no other signature's wording names it (PaddlePaddle's host allocator's
-/// `ResourceExhaustedError: Fail to alloc memory`, which the host-memory entry declares).
-fn oom_in_other_words_at(line: &ErrorLine, hits: &[Hit]) -> bool {
-    let error = matches!(line.kind, LineKind::Exception | LineKind::Error);
-    error && !line.collateral && oom::in_other_words(&line.text, hits)
 }
 
 /// The entries in the order they are reported, best first, at most [`MAX_ENTRIES`]: by score,

@@ -21,7 +21,7 @@
 //! same question when the message cannot.
 
 use crate::log::memory::MemoryDump;
-use crate::log::ErrorLine;
+use crate::log::{ErrorLine, LineKind};
 
 /// The share of the memory the allocator holds that must be free (reserved but unallocated)
 /// for fragmentation to be a likely explanation of an OOM.
@@ -73,13 +73,20 @@ pub fn is_oom_message(line: &str) -> bool {
 /// The finding ([`super::FINDINGS`]) of an out-of-memory message in other words.
 pub const OTHER_WORDS: &str = "oom-other-wording";
 
-/// Whether `line` is an out-of-memory message that no out-of-memory signature of any entry
-/// matches on more than common words (`hits`, the line's): memory ran out, in words the entries
-/// do not declare (TensorFlow's `OOM when allocating tensor with shape[...]` where an entry
-/// declares only `ran out of memory trying to allocate`). The entries that declare the finding
-/// are candidates, as for any out-of-memory message; which of them the log's other facts decide.
-pub fn in_other_words(line: &str, hits: &[crate::searcher::Hit]) -> bool {
-    is_oom_message(line)
+/// Whether `line` is an error line (not a warning, not a consequence of another error) holding an
+/// out-of-memory message in words the entries do not declare: no signature's wording names it
+/// (`named`: PaddlePaddle's host allocator's `ResourceExhaustedError: Fail to alloc memory`, which
+/// the host-memory entry declares), and no out-of-memory signature among its `hits` matches it on
+/// more than common words (TensorFlow's `OOM when allocating tensor with shape[...]` where an
+/// entry declares only `ran out of memory trying to allocate`). Memory ran out all the same: the
+/// entries that declare the finding are candidates, as for any out-of-memory message; which of
+/// them the log's other facts decide.
+pub fn in_other_words(line: &ErrorLine, hits: &[crate::searcher::Hit], named: bool) -> bool {
+    let error = matches!(line.kind, LineKind::Exception | LineKind::Error);
+    error
+        && !line.collateral
+        && !named
+        && is_oom_message(&line.text)
         && !(hits.iter())
             .any(|h| h.specific && h.matched_signature.as_deref().is_some_and(is_oom_message))
 }
