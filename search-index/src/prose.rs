@@ -59,7 +59,8 @@ impl Prose {
     /// The query over the fields other than signatures, which
     /// [`crate::signature_score::SignatureScorer`] scores, made ready to score (its terms'
     /// statistics read once, for [`Prose::top`] and [`Prose::scores_of`] alike); none when every
-    /// term is skipped. A first-search shard has no signature text to score apart, and queries
+    /// term is skipped, or when tantivy cannot read the statistics (then the prose fields score
+    /// nothing, and the signatures alone rank). A first-search shard has no signature text to score apart, and queries
     /// its signatures field as one text, as the first-search files rank.
     pub(crate) fn weight(
         &self,

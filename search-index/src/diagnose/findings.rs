@@ -182,6 +182,7 @@ mod tests {
                 "operation not permitted when stream is capturing",
                 &[],
             ),
+            entry("compiler", "torch._inductor.exc.InductorError", &[]),
         ];
         Searcher::from_bundle(&build_bundle(&docs).unwrap()).unwrap()
     }
@@ -228,6 +229,20 @@ mod tests {
         assert_eq!(d.entries[0].slug, "graphs", "{d:#?}");
         assert_eq!(d.outcome, Outcome::Diagnosis, "{d:#?}");
         assert!(!other_words(&d), "{d:#?}");
+    }
+
+    /// A wrapper's bare name over another exception (`InductorError: RuntimeError: ...`) does
+    /// not name the failure, here as in the verdict: the inner exception says what failed, the
+    /// log is not explained, and its out-of-memory error in other words still points at the
+    /// memory entries.
+    #[test]
+    fn a_wrapper_over_another_exception_does_not_explain_the_log() {
+        let log = "torch._inductor.exc.InductorError: RuntimeError: No valid triton configs.
+tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[4,8]
+";
+        let d = diagnose(&searcher(), log).unwrap();
+        assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
+        assert!(other_words(&d), "{d:#?}");
     }
 
     /// What errata reads and what authors may declare are one list: each finding the log is

@@ -28,7 +28,7 @@ pub struct FindingKind {
     /// What the finding says of a log, for authors (the front-matter schema shows it).
     pub says: &'static str,
     /// Whether the finding tells the entries that declare it apart from each other's causes,
-    /// so that among equally likely entries one of each cause comes first ([`ties`]). One that
+    /// so that among equally likely entries one of each cause comes first (see `ties`). One that
     /// only says memory ran out, which every memory entry declares, does not.
     pub tells_causes_apart: bool,
 }
@@ -306,11 +306,12 @@ pub fn diagnose_report(searcher: &Searcher, report: LogReport) -> Result<Diagnos
 
 /// Leaves out of an entry's evidence the lines that only share words with one of its
 /// signatures ([`Evidence::partial`]) when another line matches one: the reader is shown the
-/// lines that prove the entry, not a URL or a command that has a word of it. An entry that no
-/// line matches keeps them, as what points at it. The answer was decided before.
+/// lines that prove the entry, not a URL or a command that has a word of it. The first failing
+/// line stays whatever it shares, since the reader weighs the entry against it; an entry that
+/// no line matches keeps them all, as what points at it. The answer was decided before.
 fn keep_the_proof(evidence: &mut Vec<Evidence>) {
     if evidence.iter().any(|e| !e.partial) {
-        evidence.retain(|e| !e.partial);
+        evidence.retain(|e| !e.partial || e.role == Role::Cause);
     }
 }
 
@@ -362,30 +363,53 @@ mod tests {
         );
     }
 
-    /// An entry that no line matches keeps the lines that share words with it: they are what
-    /// points at it.
-    #[test]
-    fn an_entry_only_shared_words_point_at_keeps_them() {
-        let mut evidence = vec![Evidence {
-            line: 2,
-            text: "waiting on the current stream".into(),
+    fn line(line: usize, role: Role, partial: bool) -> Evidence {
+        Evidence {
+            line,
+            text: "a line".into(),
             ranks: Vec::new(),
             count: 1,
             signature: Some("CUDA graph capture failed on the current stream".into()),
-            coverage: 0.3,
-            defining: 0.0,
+            coverage: if partial { 0.3 } else { 1.0 },
+            defining: 1.0,
             defined: true,
-            specific: false,
-            phrase: 0.3,
+            specific: true,
+            phrase: 1.0,
             run: 3,
             ends_otherwise: false,
-            partial: true,
-            whole: false,
+            partial,
+            whole: !partial,
             follows: None,
-            role: Role::Context,
+            role,
             score: 1.0,
-        }];
-        keep_the_proof(&mut evidence);
-        assert_eq!(evidence.len(), 1);
+        }
+    }
+
+    /// Lines that share words go when another line matches, except the first failing line;
+    /// an entry that no line matches keeps them all, as what points at it.
+    #[test]
+    fn shared_words_are_shown_only_where_nothing_matches_or_on_the_cause() {
+        let cases = [
+            (
+                vec![line(1, Role::Cause, false), line(2, Role::Error, true)],
+                vec![1],
+            ),
+            (
+                vec![
+                    line(1, Role::Cause, true),
+                    line(3, Role::Collateral, false),
+                    line(4, Role::Context, true),
+                ],
+                vec![1, 3],
+            ),
+            (
+                vec![line(1, Role::Cause, true), line(2, Role::Error, true)],
+                vec![1, 2],
+            ),
+        ];
+        for (mut evidence, kept) in cases {
+            keep_the_proof(&mut evidence);
+            assert_eq!(evidence.iter().map(|e| e.line).collect::<Vec<_>>(), kept);
+        }
     }
 }

@@ -81,7 +81,7 @@ pub const OTHER_WORDS: &str = "oom-other-wording";
 /// entry declares only `ran out of memory trying to allocate`). Memory ran out all the same: the
 /// entries that declare the finding are candidates, as for any out-of-memory message; which of
 /// them the log's other facts decide.
-pub fn in_other_words(line: &ErrorLine, hits: &[crate::searcher::Hit], named: bool) -> bool {
+pub(crate) fn in_other_words(line: &ErrorLine, hits: &[crate::searcher::Hit], named: bool) -> bool {
     let error = matches!(line.kind, LineKind::Exception | LineKind::Error);
     error
         && !line.collateral

@@ -23,11 +23,17 @@ pub(super) const MIN_PHRASE: f32 = 0.5;
 pub(super) struct Wording<'a> {
     /// The line.
     pub text: &'a str,
+    /// The signature it matched best.
     pub signature: Option<&'a str>,
+    /// The share of the signature's terms the line holds.
     pub coverage: f32,
+    /// The share of the signature's defining terms the line holds; 1 when it has none.
     pub defining: f32,
+    /// Whether the signature has defining terms at all.
     pub defined: bool,
+    /// The share of the signature's message the line holds as one run in its order.
     pub phrase: f32,
+    /// Whether the line says the start of the message, then another word where it goes on.
     pub ends_otherwise: bool,
 }
 
