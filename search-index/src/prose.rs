@@ -60,8 +60,8 @@ impl Prose {
     /// [`crate::signature_score::SignatureScorer`] scores, made ready to score (its terms'
     /// statistics read once, for [`Prose::top`] and [`Prose::scores_of`] alike); none when every
     /// term is skipped, or when tantivy cannot read the statistics (then the prose fields score
-    /// nothing, and the signatures alone rank). A first-search shard has no signature text to score apart, and queries
-    /// its signatures field as one text, as the first-search files rank.
+    /// nothing, and the signatures alone rank). A first-search shard has no signature text to
+    /// score apart, and queries its signatures field as one text, as the first-search files rank.
     pub(crate) fn weight(
         &self,
         searcher: &tantivy::Searcher,

@@ -237,9 +237,7 @@ mod tests {
     /// memory entries.
     #[test]
     fn a_wrapper_over_another_exception_does_not_explain_the_log() {
-        let log = "torch._inductor.exc.InductorError: RuntimeError: No valid triton configs.
-tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[4,8]
-";
+        let log = "torch._inductor.exc.InductorError: RuntimeError: No valid triton configs.\ntensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[4,8]\n";
         let d = diagnose(&searcher(), log).unwrap();
         assert_ne!(d.outcome, Outcome::Diagnosis, "{d:#?}");
         assert!(other_words(&d), "{d:#?}");
