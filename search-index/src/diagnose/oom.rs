@@ -60,14 +60,20 @@ pub fn first_oom(lines: &[ErrorLine]) -> Option<&ErrorLine> {
 /// Whether `line` is an out-of-memory message, in any of the wordings above.
 /// The exception's name says it too (`torch.OutOfMemoryError: Tried to allocate 12.60 GiB`), and
 /// so does a status of resource exhaustion about an allocation (XLA's `RESOURCE_EXHAUSTED:
-/// Failed to allocate request for 2.00GiB`), which is otherwise a quota or a message size.
+/// Failed to allocate request for 2.00GiB`, or TensorFlow's `ResourceExhaustedError: OOM when`
+/// cut before the allocation), which is otherwise a quota or a message size.
 pub fn is_oom_message(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
     let exhausted = lower.contains("resource_exhausted") || lower.contains("resourceexhausted");
+    let says_oom = || {
+        lower
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w == "oom")
+    };
     lower.contains("out of memory")
         || lower.contains("oom when allocating")
         || lower.contains("outofmemoryerror")
-        || (exhausted && (lower.contains("alloc") || lower.contains("memory")))
+        || (exhausted && (lower.contains("alloc") || lower.contains("memory") || says_oom()))
 }
 
 /// The finding ([`super::FINDINGS`]) of an out-of-memory message in other words.
@@ -334,6 +340,8 @@ mod tests {
             "torch.OutOfMemoryError: Tried to allocate 12.60 GiB. GPU had 12.44 GiB free of 79.19",
             "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.00GiB (2147483648B) on device ordinal 0",
             "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[8,16,4096,4096]",
+            // The same exception with its message cut short, as a pasted log often has it.
+            "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when [...]",
         ] {
             assert!(is_oom_message(line), "{line}");
         }
@@ -343,6 +351,7 @@ mod tests {
         for line in [
             "grpc._channel._InactiveRpcError: status = StatusCode.RESOURCE_EXHAUSTED details = \"Received message larger than max (8388608 vs. 4194304)\"",
             "google.api_core.exceptions.ResourceExhausted: 429 Quota exceeded for quota metric 'Requests'",
+            "ResourceExhaustedError: too many open files in the room",
         ] {
             assert!(!is_oom_message(line), "{line}");
         }
