@@ -12,7 +12,7 @@ use super::LineKind;
 /// Markers of a line that carries an error, most specific first. Checked on the cleaned line;
 /// a line that begins with the word `Error` (`Error while creating shared memory segment ...`,
 /// NCCL's warning without its prefix) carries one too.
-pub const ERROR_MARKERS: [&str; 50] = [
+pub const ERROR_MARKERS: [&str; 51] = [
     "Error:",
     "Error(",
     "Exception:",
@@ -68,6 +68,10 @@ pub const ERROR_MARKERS: [&str; 50] = [
     // nvidia-smi's report of a GPU NVML can no longer open (`Unable to determine the device
     // handle for GPU0000:05:00.0: Unknown Error`), printed without an error mark.
     "Unable to determine the device handle",
+    // The NVIDIA kernel driver's report of a GPU error in the kernel log (`NVRM: Xid
+    // (PCI:0000:02:00): 79, pid=..., GPU has fallen off the bus.`): every Xid is an error
+    // event, printed without an error mark.
+    "NVRM: Xid",
     // The message of a C++ exception nothing caught, printed by the runtime after `terminate
     // called after throwing an instance of '...'`: ONNX Runtime's, XLA's and NCCL's aborts say
     // what failed only here.
@@ -491,16 +495,20 @@ mat1 and mat2 shapes cannot be multiplied (2708x7 and 256x256)
         }
     }
 
-    /// nvidia-smi reports a GPU it cannot open, and the C++ runtime an uncaught exception's
-    /// message, without an error mark.
+    /// nvidia-smi reports a GPU it cannot open, the kernel driver a GPU error (an Xid), and the
+    /// C++ runtime an uncaught exception's message, without an error mark.
     #[test]
     fn nvidia_smis_lost_gpu_and_an_uncaught_exception_are_error_lines() {
         for text in [
             "Unable to determine the device handle for GPU0000:05:00.0: Unknown Error",
+            "NVRM: Xid (PCI:0000:3b:00): 79, pid=2314, name=python, GPU has fallen off the bus.",
             "  what():  Barrier timed out. Barrier_id: PjRT_Client_Connect",
         ] {
             assert_eq!(classify(text), Some(LineKind::Error), "{text}");
         }
+        // The driver's other lines about a GPU are no errors.
+        let serial = "NVRM: GPU Board Serial Number: 1234567890123";
+        assert_eq!(classify(serial), None);
     }
 
     #[test]
