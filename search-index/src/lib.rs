@@ -70,6 +70,11 @@ pub struct Cues {
     /// matter): a line that matches one points at those entries as much.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared: Vec<SharedSignature>,
+    /// The Python functions the entry's signatures are raised in (their `raised_in`), each as
+    /// the end of its file's path and its name, `folder/file.py:function`: an exception raised
+    /// in one (the innermost frame of its traceback) points at the entry, whatever its words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raised_in: Vec<String>,
 }
 
 impl Cues {
@@ -78,6 +83,7 @@ impl Cues {
             && self.lines.is_empty()
             && self.findings.is_empty()
             && self.shared.is_empty()
+            && self.raised_in.is_empty()
     }
 }
 

@@ -145,7 +145,7 @@ impl<'de> Deserialize<'de> for RawSignature {
 pub struct RawSourcedSignature {
     /// The error text, as in the short form.
     pub text: String,
-    /// The upstream file (or file and function) that raises it, e.g. `c10/cuda/CUDACachingAllocator.cpp`.
+    /// The upstream file (or file and function) that raises it, e.g. `c10/cuda/CUDACachingAllocator.cpp` or `torch/nn/modules/module.py: Module.load_state_dict`. A Python function named after its file's path and a colon is where a diagnosis looks for the exception's innermost frame.
     pub raised_in: Option<String>,
     /// A link (http or https) to the source line that raises it or, failing that, to an issue thread where it appears.
     #[schemars(regex(pattern = r"^https?://"))]

@@ -100,6 +100,66 @@ fn head(site: &Site, i: usize) -> Document {
                     with: s.also.iter().map(|a| a.to_string()).collect(),
                 })
                 .collect(),
+            raised_in: e
+                .signatures
+                .iter()
+                .filter_map(|s| s.origin.as_ref()?.raised_in.as_deref())
+                .flat_map(raising_functions)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
         },
+    }
+}
+
+/// The Python functions a signature's `raised_in` names, each as the end of its file's path and
+/// its name without its class (`modules/module.py:load_state_dict`): `raised_in` names a place as
+/// the file's path, a colon and the function (`torch/nn/modules/module.py: Module.load_state_dict
+/// (strict=True)`), one or more times. The path's end is its last folder and file, as an
+/// installed package's frames end the same. A file without its folder names none (a user's
+/// `train.py` is not a library's), nor does another language's file, as its frames are not the
+/// ones a Python traceback shows.
+fn raising_functions(raised_in: &str) -> impl Iterator<Item = String> + '_ {
+    raised_in.match_indices(": ").filter_map(|(at, _)| {
+        let path = raised_in[..at]
+            .rsplit(|c: char| c.is_whitespace() || matches!(c, '(' | '`' | ',' | ';'))
+            .next()?;
+        let python = [".py", ".pyx"].iter().any(|e| path.ends_with(e));
+        let mut parts = path.rsplit('/');
+        let file = parts.next()?;
+        let folder = parts.next().filter(|f| !f.is_empty())?;
+        let qualified: String = (raised_in[at + 2..].chars())
+            .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '.'))
+            .collect();
+        let name = qualified.trim_end_matches('.').rsplit('.').next()?;
+        let named = name.starts_with(|c: char| c.is_alphabetic() || c == '_');
+        (python && named).then(|| format!("{folder}/{file}:{name}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raising_functions;
+
+    #[test]
+    fn a_signatures_raising_functions_are_its_python_files_and_functions() {
+        let places = |raised_in| raising_functions(raised_in).collect::<Vec<_>>();
+        assert_eq!(
+            places("torch/nn/modules/module.py: Module.load_state_dict (strict=True)"),
+            ["modules/module.py:load_state_dict"]
+        );
+        assert_eq!(
+            places("keras/src/optimizers/base_optimizer.py: BaseOptimizer._filter_empty_gradients (Keras 3); tensorflow/python/keras/optimizer_v2/utils.py: filter_empty_gradients (tf.keras 2.x)"),
+            ["optimizers/base_optimizer.py:_filter_empty_gradients", "optimizer_v2/utils.py:filter_empty_gradients"]
+        );
+        // C++ and C files, a file without its folder, prose: no Python function.
+        for raised_in in [
+            "aten/src/ATen/native/Embedding.cpp: embedding",
+            "Modules/_pickle.c: load (the unpickler found no opcode)",
+            "train.py: main",
+            "the launcher's summary: a child died",
+        ] {
+            assert!(places(raised_in).is_empty(), "{raised_in}");
+        }
     }
 }

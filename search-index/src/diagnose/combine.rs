@@ -267,7 +267,10 @@ fn add_cues(
         .filter(|a| a.specific && !a.ruled_out && !a.doubted)
         .map(|a| a.best)
         .fold(0.0, f32::max);
-    let base = if best > 0.0 { best } else { CUE_BASE };
+    let scale = CueScale {
+        base: if best > 0.0 { best } else { CUE_BASE },
+        matched: best > 0.0,
+    };
     let (cues, owners) = searcher.cues();
     let context = cause.map(|c| c.context.replace('\\', "/"));
     let raised = cause.zip(context.as_deref());
@@ -275,31 +278,94 @@ fn add_cues(
         let Some(meta) = owners.get(hit.cue).and_then(|&d| searcher.docs().get(d)) else {
             continue;
         };
-        let acc = per_entry
-            .entry(meta.slug.clone())
-            .or_insert_with(|| Acc::new(meta.clone()));
-        if acc.cues.len() >= MAX_CUES {
+        let Some(acc) = with_room_for_a_cue(per_entry, meta) else {
             continue;
-        }
+        };
         let kind = cues.kind(hit.cue);
         let share = match kind {
             CueKind::Frame if raised_in(raised, acc, cues.text(hit.cue)) => RAISED_IN_CUE_SHARE,
             CueKind::Frame => FRAME_CUE_SHARE,
             CueKind::Line => LINE_CUE_SHARE,
         };
-        acc.cue_score += share * base;
-        // Cues alone (no line matched the entry on more than common words) are circumstantial:
-        // they rank below the entry whose signature the log's best line matched.
-        if !acc.specific && best > 0.0 {
-            acc.cue_score = acc.cue_score.min(CUE_ONLY_MAX * base);
-        }
-        acc.cues.push(CueEvidence {
+        let evidence = CueEvidence {
             line: hit.line,
             text: hit.text.clone(),
             cue: cues.text(hit.cue).to_owned(),
             kind,
-        });
+        };
+        acc.add_cue(share, scale, evidence);
     }
+    if let Some(cause) = cause.filter(|c| !c.collateral) {
+        add_raised_in(searcher, cause, scale, per_entry);
+    }
+}
+
+/// What a cue's share is taken of, and whether some line matched an entry on more than common
+/// words.
+#[derive(Clone, Copy)]
+struct CueScale {
+    base: f32,
+    matched: bool,
+}
+
+impl Acc {
+    /// Adds a cue's `share` of the scale's base.
+    fn add_cue(&mut self, share: f32, scale: CueScale, evidence: CueEvidence) {
+        self.cue_score += share * scale.base;
+        // Cues alone (no line matched the entry on more than common words) are circumstantial:
+        // they rank below the entry whose signature the log's best line matched.
+        if !self.specific && scale.matched {
+            self.cue_score = self.cue_score.min(CUE_ONLY_MAX * scale.base);
+        }
+        self.cues.push(evidence);
+    }
+}
+
+/// The entry `meta`'s gatherings, when it has room for another cue ([`MAX_CUES`]).
+fn with_room_for_a_cue<'a>(
+    per_entry: &'a mut BTreeMap<String, Acc>,
+    meta: &DocMeta,
+) -> Option<&'a mut Acc> {
+    let acc = per_entry
+        .entry(meta.slug.clone())
+        .or_insert_with(|| Acc::new(meta.clone()));
+    (acc.cues.len() < MAX_CUES).then_some(acc)
+}
+
+/// Adds to the entry that declares a signature raised in the function the first failing line
+/// (`cause`) was raised in (its innermost frame) what a frame cue in those frames adds: the
+/// wording may differ by version or be cut, the place that raises it does not. A place that
+/// several entries declare raises several failures' messages (a launcher's summary of whatever
+/// its child died of), and tells none of them apart: it adds nothing.
+fn add_raised_in(
+    searcher: &Searcher,
+    cause: &ErrorLine,
+    scale: CueScale,
+    per_entry: &mut BTreeMap<String, Acc>,
+) {
+    let Some(frame) = crate::log::innermost_python_frame(&cause.context) else {
+        return;
+    };
+    let declaring = |d: &&DocMeta| d.cues.raised_in.iter().find(|p| frame.is_in(p)).cloned();
+    let mut owners = (searcher.docs().iter()).filter_map(|d| Some((d, declaring(&d)?)));
+    let (Some((meta, place)), None) = (owners.next(), owners.next()) else {
+        return;
+    };
+    let Some(acc) = with_room_for_a_cue(per_entry, meta) else {
+        return;
+    };
+    let share = if acc.evidence.iter().any(|e| e.line == cause.line) {
+        RAISED_IN_CUE_SHARE
+    } else {
+        FRAME_CUE_SHARE
+    };
+    let evidence = CueEvidence {
+        line: cause.line,
+        text: frame.line.to_owned(),
+        cue: place,
+        kind: CueKind::Frame,
+    };
+    acc.add_cue(share, scale, evidence);
 }
 
 /// Whether `cue` is in the frames the first failing line (`cause`, with those frames as

@@ -363,6 +363,73 @@ mod tests {
         );
     }
 
+    /// An exception raised where an entry declares one of its messages is raised points at the
+    /// entry, whatever its words; a place that two entries declare, or a user's file of the same
+    /// name, points at none.
+    #[test]
+    fn where_an_exception_is_raised_points_at_the_entry_that_raises_there() {
+        let raised_in = |slug: &str, signature: &str, place: &str| Document {
+            cues: crate::Cues {
+                raised_in: vec![place.into()],
+                ..Default::default()
+            },
+            ..document(slug, signature)
+        };
+        let docs = [
+            raised_in(
+                "gradients",
+                "No gradients provided for any variable",
+                "optimizer_v2/utils.py:filter_empty_gradients",
+            ),
+            raised_in(
+                "spawn-a",
+                "process terminated with exit code",
+                "multiprocessing/spawn.py:join",
+            ),
+            raised_in(
+                "spawn-b",
+                "terminated with signal SIGBUS",
+                "multiprocessing/spawn.py:join",
+            ),
+            document("shapes", "Received incompatible tensor with shape"),
+        ];
+        let searcher = Searcher::from_bundle(&build_bundle(&docs).unwrap()).unwrap();
+        let log = |path: &str, function: &str, message: &str| {
+            format!("Traceback (most recent call last):\n  File \"/srv/fit.py\", line 61, in step\n    opt.apply_gradients(pairs)\n  File \"{path}\", line 77, in {function}\n    raise ValueError(message)\nValueError: {message}\n")
+        };
+        let keras =
+            "/venv/lib/python3.8/site-packages/tensorflow/python/keras/optimizer_v2/utils.py";
+        let d = diagnose(
+            &searcher,
+            &log(
+                keras,
+                "filter_empty_gradients",
+                "Every variable lacks a gradient",
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            d.entries.first().map(|e| e.slug.as_str()),
+            Some("gradients"),
+            "{d:#?}"
+        );
+        let cue = &d.entries[0].cues[0];
+        assert_eq!(cue.cue, "optimizer_v2/utils.py:filter_empty_gradients");
+        assert!(cue.text.ends_with("in filter_empty_gradients"), "{cue:#?}");
+        let spawn = "/venv/lib/python3.8/site-packages/torch/multiprocessing/spawn.py";
+        for log in [
+            log(
+                "/srv/utils.py",
+                "filter_empty_gradients",
+                "Every variable lacks a gradient",
+            ),
+            log(spawn, "join", "Every variable lacks a gradient"),
+        ] {
+            let d = diagnose(&searcher, &log).unwrap();
+            assert!(d.entries.iter().all(|e| e.cues.is_empty()), "{d:#?}");
+        }
+    }
+
     fn line(line: usize, role: Role, partial: bool) -> Evidence {
         Evidence {
             line,

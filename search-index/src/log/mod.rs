@@ -39,6 +39,7 @@ use serde::Serialize;
 
 pub use classify::{classify, is_collateral, is_launcher_summary};
 pub use clean::{clean_line, strip_ansi, CleanLine};
+pub use frame::{innermost_python_frame, PythonFrame};
 pub use paste::{paste_shape, PasteShape, PASTE_SAMPLE_BYTES};
 pub use reader::{LogReader, MAX_ERROR_LINES};
 pub use skim::Skim;
