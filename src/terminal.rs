@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use errata_search::diagnose::{Diagnosis, LogRef, Outcome};
+use errata_search::log::cues::CueKind;
 use errata_search::Hit;
 
 pub fn hits(hits: &[Hit]) -> String {
@@ -136,16 +137,14 @@ fn entry(out: &mut String, d: &Diagnosis, i: usize, e: &errata_search::diagnose:
         }
     }
     for cue in e.cues.iter().take(3) {
-        let where_ = match cue.kind {
-            errata_search::log::cues::CueKind::Frame => "in a traceback frame",
-            errata_search::log::cues::CueKind::Line => "in the log",
+        let (line, place, text) = (cue.line, &cue.cue, shorten(&cue.text, 120));
+        let _ = match cue.kind {
+            CueKind::Frame => writeln!(out, "   line {line}: `{place}` in a traceback frame: {text}"),
+            CueKind::Line => writeln!(out, "   line {line}: `{place}` in the log: {text}"),
+            CueKind::RaisedIn => writeln!(
+                out,
+                "   line {line} was raised in `{place}`, which raises this entry's signature: {text}"
+            ),
         };
-        let _ = writeln!(
-            out,
-            "   line {}: `{}` {where_}: {}",
-            cue.line,
-            cue.cue,
-            shorten(&cue.text, 120)
-        );
     }
 }

@@ -112,13 +112,21 @@ fn head(site: &Site, i: usize) -> Document {
     }
 }
 
+/// Functions that many classes of one file define, or that check whatever their class is given,
+/// as special methods (`__init__`, `__post_init__`) do too: raising there tells no failure apart
+/// (every model of a file has a `forward`, every validation of a config is in its `__init__`).
+const COMMON_FUNCTIONS: [&str; 16] = [
+    "forward", "backward", "step", "train", "run", "_run", "main", "load", "save", "to", "cuda",
+    "half", "apply", "update", "setup", "build",
+];
+
 /// The Python functions a signature's `raised_in` names, each as the end of its file's path and
 /// its name without its class (`modules/module.py:load_state_dict`): `raised_in` names a place as
 /// the file's path, a colon and the function (`torch/nn/modules/module.py: Module.load_state_dict
 /// (strict=True)`), one or more times. The path's end is its last folder and file, as an
 /// installed package's frames end the same. A file without its folder names none (a user's
 /// `train.py` is not a library's), nor does another language's file, as its frames are not the
-/// ones a Python traceback shows.
+/// ones a Python traceback shows, nor a [`COMMON_FUNCTIONS`] one.
 fn raising_functions(raised_in: &str) -> impl Iterator<Item = String> + '_ {
     raised_in.match_indices(": ").filter_map(|(at, _)| {
         let path = raised_in[..at]
@@ -133,7 +141,9 @@ fn raising_functions(raised_in: &str) -> impl Iterator<Item = String> + '_ {
             .collect();
         let name = qualified.trim_end_matches('.').rsplit('.').next()?;
         let named = name.starts_with(|c: char| c.is_alphabetic() || c == '_');
-        (python && named).then(|| format!("{folder}/{file}:{name}"))
+        let special = name.starts_with("__") && name.ends_with("__");
+        let common = special || COMMON_FUNCTIONS.contains(&name);
+        (python && named && !common).then(|| format!("{folder}/{file}:{name}"))
     })
 }
 
@@ -152,8 +162,11 @@ mod tests {
             places("keras/src/optimizers/base_optimizer.py: BaseOptimizer._filter_empty_gradients (Keras 3); tensorflow/python/keras/optimizer_v2/utils.py: filter_empty_gradients (tf.keras 2.x)"),
             ["optimizers/base_optimizer.py:_filter_empty_gradients", "optimizer_v2/utils.py:filter_empty_gradients"]
         );
-        // C++ and C files, a file without its folder, prose: no Python function.
+        // C++ and C files, a file without its folder, prose, a special method and a function
+        // every model defines: no place that tells a failure apart.
         for raised_in in [
+            "transformers/training_args.py: TrainingArguments.__post_init__",
+            "models/llama/modeling_llama.py: LlamaAttention.forward",
             "aten/src/ATen/native/Embedding.cpp: embedding",
             "Modules/_pickle.c: load (the unpickler found no opcode)",
             "train.py: main",

@@ -6,9 +6,11 @@
 //! little). The lines before an exception (where it was raised) add to entries a line matched
 //! on more than common words. Cues an entry declares add to it where they turn up (a frame cue
 //! weighs more than a line cue, and one in the frames the first failing line was raised in more
-//! still), even in a log whose error line is missing; and the findings ([`super::findings`]:
-//! an out-of-memory message's numbers and frames, one in words no entry declares, a kill by a
-//! signal) raise or lower the entries that declare them. When the log
+//! still), even in a log whose error line is missing, and so does the place an entry's
+//! signature is raised in (`raised_in:`) when the first failing exception was raised there; and
+//! the findings ([`super::findings`]: an out-of-memory message's numbers and frames, one in
+//! words no entry declares, a kill by a signal) raise or lower the entries that declare them.
+//! When the log
 //! ends in a traceback cut before its exception line, an entry only warnings match ranks below
 //! the entry the traceback's frames point at.
 
@@ -284,7 +286,7 @@ fn add_cues(
         let kind = cues.kind(hit.cue);
         let share = match kind {
             CueKind::Frame if raised_in(raised, acc, cues.text(hit.cue)) => RAISED_IN_CUE_SHARE,
-            CueKind::Frame => FRAME_CUE_SHARE,
+            CueKind::Frame | CueKind::RaisedIn => FRAME_CUE_SHARE,
             CueKind::Line => LINE_CUE_SHARE,
         };
         let evidence = CueEvidence {
@@ -295,7 +297,7 @@ fn add_cues(
         };
         acc.add_cue(share, scale, evidence);
     }
-    if let Some(cause) = cause.filter(|c| !c.collateral) {
+    if let Some(cause) = cause {
         add_raised_in(searcher, cause, scale, per_entry);
     }
 }
@@ -336,7 +338,8 @@ fn with_room_for_a_cue<'a>(
 /// (`cause`) was raised in (its innermost frame) what a frame cue in those frames adds: the
 /// wording may differ by version or be cut, the place that raises it does not. A place that
 /// several entries declare raises several failures' messages (a launcher's summary of whatever
-/// its child died of), and tells none of them apart: it adds nothing.
+/// its child died of), and tells none of them apart: it adds nothing; nor does it to an entry
+/// whose own frame cue was found in that frame, which counted it already.
 fn add_raised_in(
     searcher: &Searcher,
     cause: &ErrorLine,
@@ -354,6 +357,10 @@ fn add_raised_in(
     let Some(acc) = with_room_for_a_cue(per_entry, meta) else {
         return;
     };
+    let framed = |c: &CueEvidence| c.kind == CueKind::Frame && frame.line.contains(&c.cue);
+    if acc.cues.iter().any(framed) {
+        return;
+    }
     let share = if acc.evidence.iter().any(|e| e.line == cause.line) {
         RAISED_IN_CUE_SHARE
     } else {
@@ -363,7 +370,7 @@ fn add_raised_in(
         line: cause.line,
         text: frame.line.to_owned(),
         cue: place,
-        kind: CueKind::Frame,
+        kind: CueKind::RaisedIn,
     };
     acc.add_cue(share, scale, evidence);
 }

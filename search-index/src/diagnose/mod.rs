@@ -330,6 +330,7 @@ fn cause_index(lines: &[ErrorLine]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::cues::CueKind;
     use crate::test_documents::document;
     use crate::writer::build_bundle;
     use crate::Document;
@@ -392,6 +393,14 @@ mod tests {
                 "multiprocessing/spawn.py:join",
             ),
             document("shapes", "Received incompatible tensor with shape"),
+            Document {
+                cues: crate::Cues {
+                    frames: vec!["read_header".into()],
+                    raised_in: vec!["weights/loader.py:read_header".into()],
+                    ..Default::default()
+                },
+                ..document("headers", "header too large to read")
+            },
         ];
         let searcher = Searcher::from_bundle(&build_bundle(&docs).unwrap()).unwrap();
         let log = |path: &str, function: &str, message: &str| {
@@ -416,6 +425,13 @@ mod tests {
         let cue = &d.entries[0].cues[0];
         assert_eq!(cue.cue, "optimizer_v2/utils.py:filter_empty_gradients");
         assert!(cue.text.ends_with("in filter_empty_gradients"), "{cue:#?}");
+        assert_eq!(cue.kind, CueKind::RaisedIn);
+        // An entry whose frame cue was found in that frame counts the frame once.
+        let loader = "/venv/lib/python3.8/site-packages/weights/loader.py";
+        let d = diagnose(&searcher, &log(loader, "read_header", "Header is corrupt")).unwrap();
+        let headers = d.entries.iter().find(|e| e.slug == "headers");
+        let kinds = headers.map(|e| e.cues.iter().map(|c| c.kind).collect::<Vec<_>>());
+        assert_eq!(kinds, Some(vec![CueKind::Frame]), "{d:#?}");
         let spawn = "/venv/lib/python3.8/site-packages/torch/multiprocessing/spawn.py";
         for log in [
             log(

@@ -10,7 +10,6 @@ use super::combine::CUE_ONLY_MAX;
 use super::verdict::{points_at, MIN_COVERAGE};
 use super::wording::MIN_DEFINING;
 use super::{DiagnosedEntry, Role};
-use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, ErrorLine, LineKind};
 
 /// How far ahead of the others an entry a finding speaks for is put.
@@ -26,7 +25,7 @@ pub(super) fn warnings_below_a_cut_crash(lines: &[ErrorLine], entries: &mut [Dia
     if lines.iter().any(|l| l.kind == LineKind::Exception) {
         return;
     }
-    let framed = |e: &DiagnosedEntry| e.cues.iter().any(|c| c.kind == CueKind::Frame);
+    let framed = |e: &DiagnosedEntry| e.cues.iter().any(|c| c.kind.in_frame());
     let crash = (entries.iter().filter(|e| framed(e)))
         .map(|e| e.score)
         .fold(0.0, f32::max);
@@ -159,6 +158,7 @@ pub(super) fn common_words_behind_the_pointed(entries: &mut [DiagnosedEntry]) {
 mod tests {
     use super::*;
     use crate::diagnose::Evidence;
+    use crate::log::cues::CueKind;
 
     fn entry(slug: &str, score: f32, doubted: bool) -> DiagnosedEntry {
         DiagnosedEntry {

@@ -10,7 +10,6 @@
 use super::oom::is_oom_message;
 use super::wording::{holds_the_wording, Wording, MIN_DEFINING, MIN_PHRASE};
 use super::{DiagnosedEntry, Diagnosis, Evidence, LogRef, Outcome, Role};
-use crate::log::cues::CueKind;
 use crate::log::{is_launcher_summary, LineKind, LogReport};
 use crate::vocabulary::names_a_generic_exception;
 
@@ -305,7 +304,7 @@ fn decisive<'e>(
     // does not match at all.
     let crashed_elsewhere = others
         .iter()
-        .any(|o| o.cues.iter().any(|c| c.kind == CueKind::Frame))
+        .any(|o| o.cues.iter().any(|c| c.kind.in_frame()))
         || (log.crash).is_some_and(|line| !entry.evidence.iter().any(|e| e.line == line));
     (entry.evidence.iter())
         .filter(|e| {

@@ -69,8 +69,8 @@ pub const ERROR_MARKERS: [&str; 51] = [
     // handle for GPU0000:05:00.0: Unknown Error`), printed without an error mark.
     "Unable to determine the device handle",
     // The NVIDIA kernel driver's report of a GPU error in the kernel log (`NVRM: Xid
-    // (PCI:0000:02:00): 79, pid=..., GPU has fallen off the bus.`): every Xid is an error
-    // event, printed without an error mark.
+    // (PCI:0000:02:00): 79, pid=..., GPU has fallen off the bus.`), printed without an error
+    // mark: an Xid is the driver's record of an error, the GPU's own or one a program caused.
     "NVRM: Xid",
     // The message of a C++ exception nothing caught, printed by the runtime after `terminate
     // called after throwing an instance of '...'`: ONNX Runtime's, XLA's and NCCL's aborts say

@@ -18,6 +18,17 @@ pub enum CueKind {
     Frame,
     /// In any line.
     Line,
+    /// The function the first failing exception was raised in (its traceback's innermost
+    /// frame), where one of the entry's signatures is raised (`raised_in:`): never watched for,
+    /// the diagnosis finds it.
+    RaisedIn,
+}
+
+impl CueKind {
+    /// Whether the cue is found in a traceback frame.
+    pub fn in_frame(self) -> bool {
+        matches!(self, CueKind::Frame | CueKind::RaisedIn)
+    }
 }
 
 /// The cues a reader watches for.

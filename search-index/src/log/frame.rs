@@ -30,57 +30,6 @@ pub fn is_frame(text: &str) -> bool {
         || is_bare_path(text)
 }
 
-/// A Python frame: the path of its file (with `/` between folders) and its function.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PythonFrame<'a> {
-    pub path: String,
-    pub function: String,
-    /// The frame's line as the log shows it.
-    pub line: &'a str,
-}
-
-impl PythonFrame<'_> {
-    /// Whether the frame is in `place`, a function named as `folder/file.py:function` (the end of
-    /// its file's path, then its name): the frame's path ends with that end, whole folders.
-    pub fn is_in(&self, place: &str) -> bool {
-        let Some((file, function)) = place.rsplit_once(':') else {
-            return false;
-        };
-        let at_folder =
-            (self.path.strip_suffix(file)).is_some_and(|p| p.is_empty() || p.ends_with('/'));
-        function == self.function && at_folder
-    }
-}
-
-/// The innermost Python frame among the lines before an exception (`context`, the last frame
-/// shown): where the exception was raised. Reads Python's `File "...", line 12, in function` and
-/// the one-line frames of IPython and `rich` (`.../trainer.py:1662 in compute_loss`).
-pub fn innermost_python_frame(context: &str) -> Option<PythonFrame<'_>> {
-    context.lines().rev().map(str::trim).find_map(|line| {
-        let (path, function) = match line.find("File \"") {
-            Some(at) => {
-                let tail = &line[at + "File \"".len()..];
-                let (path, rest) = tail.split_once("\", line ")?;
-                (path, rest.split_once(", in ")?.1)
-            }
-            None if is_path_frame(line) => {
-                let (place, function) = line.split_once(" in ")?;
-                let path = place.trim_end_matches(|c: char| c.is_ascii_digit());
-                (path.strip_suffix(':').unwrap_or(path), function)
-            }
-            None => return None,
-        };
-        let name = function.split('(').next()?.trim();
-        let python = [".py", ".pyx"].iter().any(|e| path.ends_with(e));
-        let named = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-        (python && named).then(|| PythonFrame {
-            path: path.replace('\\', "/"),
-            function: name.to_owned(),
-            line,
-        })
-    })
-}
-
 /// Where a paste left lines out: a line that begins with `...`, or is all one bracketed mark
 /// (`[...]`, `[... 40 lines omitted ...]`, pdb's `[... skipping 3 hidden frame(s)]`) or `…`.
 /// A line that goes on after its `[...]` is the rest of a line cut at its start.
@@ -230,48 +179,6 @@ mod tests {
             "[...]ror: CUDA error: an illegal memory access was encountered",
         ] {
             assert!(!is_frame(line), "{line}");
-        }
-    }
-
-    #[test]
-    fn the_innermost_frame_is_where_an_exception_was_raised() {
-        let context = "Traceback (most recent call last):
-  File \"/srv/train.py\", line 61, in train_step
-    optimizer.apply_gradients(zip(grads, params))
-  File \"/venv/lib/site-packages/keras/optimizers/utils.py\", line 77, in filter_empty_gradients
-    raise ValueError(\"No gradients provided for any variable\")";
-        let frame = innermost_python_frame(context).unwrap();
-        assert_eq!(frame.function, "filter_empty_gradients");
-        assert!(frame.line.ends_with("in filter_empty_gradients"));
-        assert!(frame.is_in("optimizers/utils.py:filter_empty_gradients"));
-        assert!(frame.is_in("utils.py:filter_empty_gradients"));
-        // Another folder's file of that name, a file whose name only ends the same, another
-        // function: not where the exception was raised.
-        assert!(!frame.is_in("data/utils.py:filter_empty_gradients"));
-        assert!(!frame.is_in("ers/utils.py:filter_empty_gradients"));
-        assert!(!frame.is_in("optimizers/utils.py:apply_gradients"));
-        let ipython = "~/venv/lib/python3.9/site-packages/torch/nn/modules/module.py in load_state_dict(self, state_dict, strict)\n   1496         if len(error_msgs) > 0:";
-        let windows =
-            "File \"C:\\venv\\Lib\\site-packages\\h5py\\_hl\\files.py\", line 231, in make_fid";
-        let rich =
-            "/opt/conda/lib/python3.10/site-packages/transformers/trainer.py:1662 in compute_loss";
-        for (context, place) in [
-            (ipython, "modules/module.py:load_state_dict"),
-            (windows, "_hl/files.py:make_fid"),
-            (rich, "transformers/trainer.py:compute_loss"),
-        ] {
-            assert!(
-                innermost_python_frame(context).unwrap().is_in(place),
-                "{context}"
-            );
-        }
-        // A notebook cell, a C++ frame and no frame at all are no Python function's file.
-        for context in [
-            "Input In [3], in <cell line: 1>()",
-            "frame #3: at::native::embedding(at::Tensor const&) + 0x1f",
-            "loading weights from model.bin",
-        ] {
-            assert_eq!(innermost_python_frame(context), None, "{context}");
         }
     }
 

@@ -16,6 +16,7 @@ pub mod clean;
 pub mod cues;
 mod escaped;
 mod frame;
+mod innermost;
 mod kept;
 pub mod lengths;
 pub mod memory;
@@ -39,7 +40,7 @@ use serde::Serialize;
 
 pub use classify::{classify, is_collateral, is_launcher_summary};
 pub use clean::{clean_line, strip_ansi, CleanLine};
-pub use frame::{innermost_python_frame, PythonFrame};
+pub use innermost::{innermost_python_frame, PythonFrame};
 pub use paste::{paste_shape, PasteShape, PASTE_SAMPLE_BYTES};
 pub use reader::{LogReader, MAX_ERROR_LINES};
 pub use skim::Skim;

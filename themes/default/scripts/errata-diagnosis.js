@@ -95,8 +95,14 @@
       for (var c = 0; c < cues.length; c++) {
         var cue = cues[c] || {};
         var item = el('li', 'diag-cue');
-        item.appendChild(el('code', null, String(cue.cue || '')));
-        item.appendChild(doc.createTextNode((cue.kind === 'frame' ? ' in a traceback frame' : ' in the log') + ', line ' + cue.line));
+        if (cue.kind === 'raised-in') {
+          item.appendChild(doc.createTextNode('Line ' + cue.line + ' was raised in '));
+          item.appendChild(el('code', null, String(cue.cue || '')));
+          item.appendChild(doc.createTextNode(", which raises this entry's signature"));
+        } else {
+          item.appendChild(el('code', null, String(cue.cue || '')));
+          item.appendChild(doc.createTextNode((cue.kind === 'frame' ? ' in a traceback frame' : ' in the log') + ', line ' + cue.line));
+        }
         cl.appendChild(item);
       }
       li.appendChild(cl);
