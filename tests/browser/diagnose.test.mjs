@@ -1,6 +1,8 @@
 // Diagnosing logs: paste, Enter, drop, file input, sample buttons, a 20 MB log, Cancel.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   setupSuite, openPage, diagnosisShown, pasteInto, cliDiagnose, searchSettled, resultSlugs,
@@ -156,6 +158,30 @@ test('a reason against an entry is labelled: ruled out by the numbers, or unlike
   const ruled = await reasons(oom('14.78 GiB'));
   assert.equal(ruled.length, 1, JSON.stringify(ruled));
   assert.match(ruled[0].text, /^Ruled out: 120 MiB requested, 20 MiB reserved but unallocated.*cannot explain this$/);
+  assert.deepEqual(errors, []);
+});
+
+test('an exception raised where an entry raises its message points there, and the page says so', { timeout: 60000 }, async (t) => {
+  const { page, errors, url } = await openPage(env, t);
+  await page.goto(url('/'));
+  // Worded unlike any signature; raised in the function the entry's signature is raised in.
+  const log = 'epoch 1/50\nTraceback (most recent call last):\n  File "/srv/fit.py", line 88, in main\n    loss = train_step(batch)\n'
+    + '  File "/home/u/.venvs/tf/lib/python3.8/site-packages/keras/optimizers/utils.py", line 77, in filter_empty_gradients\n'
+    + '    raise ValueError(f"No gradients were found for the variables {names}.")\n'
+    + "ValueError: No gradients were found for the variables ['margin:0'].\n";
+  assert.equal(await pasteInto(page, '#search-input', log), true);
+  await diagnosisShown(page);
+  const slug = 'no-grad-fn-frozen-inputs';
+  const cues = await page.$$eval(`li.diag-entry[data-slug="${slug}"] li.diag-cue`, (li) => li.map((c) => c.textContent));
+  assert.deepEqual(cues, ["Line 7 was raised in optimizers/utils.py:filter_empty_gradients, which raises this entry's signature"]);
+  const first = await page.getAttribute('ol#diagnosis-entries > li.diag-entry[data-slug]', 'data-slug');
+  assert.equal(first, slug);
+  const file = join(mkdtempSync(join(tmpdir(), 'errata-raised-')), 'raised-in.log');
+  writeFileSync(file, log);
+  const cli = cliDiagnose(file).json;
+  assert.equal(cli.entries[0].slug, slug);
+  assert.deepEqual(cli.entries[0].cues.map((c) => [c.kind, c.line, c.cue]),
+    [['raised-in', 7, 'optimizers/utils.py:filter_empty_gradients']]);
   assert.deepEqual(errors, []);
 });
 
