@@ -101,11 +101,16 @@ fn is_frame_tail(text: &str) -> bool {
 /// long one: its path alone (`/opt/deepspeed/runtime/config.py:`), or its path and `in` with
 /// the function on the next line.
 pub(super) fn is_path_frame(text: &str) -> bool {
+    path_frame(text).is_some()
+}
+
+/// The file and the function's name (when the line has it) of a frame [`is_path_frame`] reads.
+pub(super) fn path_frame(text: &str) -> Option<(&str, Option<&str>)> {
     // The file's name ends the first word, or a path from a drive letter holds spaces: a quick
     // look first, the reader asks this of every line.
     let first = text.split(' ').next().unwrap_or_default();
     if !first.contains(".py") && text.get(1..3) != Some(":\\") {
-        return false;
+        return None;
     }
     let (place, function) = match text.split_once(" in ") {
         Some((place, function)) => (place, Some(function)),
@@ -116,18 +121,17 @@ pub(super) fn is_path_frame(text: &str) -> bool {
         .strip_suffix(':');
     let file = line_number.unwrap_or(place);
     let python_file = [".py", ".pyx", ".pyc"].iter().any(|e| file.ends_with(e));
-    let named = match function {
-        Some(f) => {
-            let name = f.split('(').next().unwrap_or_default().trim_end();
-            !name.is_empty() && name.chars().all(is_name_char)
-        }
+    let name = function.map(|f| f.split('(').next().unwrap_or_default().trim_end());
+    let named = match name {
+        Some(name) => !name.is_empty() && name.chars().all(is_name_char),
         // A file's name alone is no frame; with its line number, or `in`, it is.
         None => line_number.is_some() || place.len() < text.len(),
     };
     // Windows paths may hold spaces (`C:\Program Files\Python311\Lib\...`); others are read as
     // one word, so that prose holding a file's name is no frame.
     let drive = place.get(1..3) == Some(":\\");
-    python_file && (drive || !place.contains(char::is_whitespace)) && named
+    (python_file && (drive || !place.contains(char::is_whitespace)) && named)
+        .then_some((file, name))
 }
 
 /// A character of a Python function's name as a frame shows it (`<module>`, `Trainer.train`).

@@ -4,7 +4,7 @@
 //! file's path and its function, in the shapes Python, IPython and `rich` print. The diagnosis
 //! compares it with the places an entry's signatures are raised (`raised_in:`).
 
-use super::frame::is_path_frame;
+use super::frame::path_frame;
 
 /// A Python frame: the path of its file (with `/` between folders) and its function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,9 +72,8 @@ fn file_and_function(line: &str) -> Option<(&str, &str)> {
     } else if let Some(rest) = line.strip_prefix("File ") {
         let (place, function) = rest.split_once(", in ")?;
         (without_line_number(place), function)
-    } else if is_path_frame(line) {
-        let (place, function) = line.split_once(" in ")?;
-        (without_line_number(place), function)
+    } else if let Some((path, function)) = path_frame(line) {
+        (path, function?)
     } else {
         return None;
     };
